@@ -1,0 +1,87 @@
+/**
+ * `svc suite`: every HTTP unit as its own process on 127.0.0.1, each reading its peers'
+ * addresses from the variables CONTRACTS.md §4 names. Secrets shared by two units (the contact
+ * webhook between WEB and EIS) are generated once per start unless the operator set them.
+ */
+import { randomBytes } from 'node:crypto'
+import type { Env } from '../common/runtime.ts'
+import { httpUnits } from '../units/registry.ts'
+
+type UnitName = keyof typeof httpUnits
+
+const LOOPBACK = '127.0.0.1'
+
+/** The peer wiring: which variable of which consumer points at which producer route. */
+export function suiteEnv(names: readonly string[], env: Env): Record<string, Env> {
+  const url = (name: string) => `http://${LOOPBACK}:${httpUnits[name as UnitName]?.port}`
+  const has = (name: string) => names.includes(name)
+  const secret = () => randomBytes(24).toString('hex')
+  const contactSecret = env.CONTACT_WEBHOOK_SECRET ?? env.ERP_API_SHARED_SECRET ?? secret()
+  const handoffToken = env.SVC_SUPPORT_HANDOFF_TOKEN ?? env.PWS_SUPPORT_HANDOFF_TOKEN ?? secret()
+  const shared: Env = {
+    SVC_UNIT_URLS: names.map((n) => `${n}=${url(n)}`).join(','),
+    ...(has('prs') && { SVC_REGISTRY_URL: url('prs') }),
+    ...(has('rms') && { SVC_RMS_URL: url('rms') }),
+  }
+  const perUnit: Record<string, Env> = {
+    web: has('eis')
+      ? {
+          CONTACT_WEBHOOK_URL: `${url('eis')}/api/method/svc_erp_core.api.webhooks.website_contact_intake`,
+          CONTACT_WEBHOOK_SECRET: contactSecret,
+        }
+      : {},
+    eis: {
+      ERP_API_SHARED_SECRET: contactSecret,
+      ...(has('pws') && {
+        SVC_SUPPORT_HANDOFF_URL: `${url('pws')}/api/v1/support/handoffs`,
+        SVC_SUPPORT_HANDOFF_TOKEN: handoffToken,
+      }),
+    },
+    pws: { PWS_SUPPORT_HANDOFF_TOKEN: handoffToken },
+  }
+  const out: Record<string, Env> = {}
+  for (const name of names) {
+    out[name] = { ...env, HOST: env.HOST ?? LOOPBACK, ...shared, ...perUnit[name], PORT: undefined }
+  }
+  return out
+}
+
+/** The command that runs one unit, from source (`bun bin/svc.ts`) or from the compiled executable. */
+function unitCommand(name: string): string[] {
+  const compiled = Bun.main.startsWith('/$bunfs/') || !Bun.main.endsWith('.ts')
+  return compiled ? [process.execPath, 'unit', name] : [process.execPath, Bun.main, 'unit', name]
+}
+
+export async function runSuite(requested: string[], env: Env): Promise<void> {
+  const unknown = requested.filter((n) => !Object.hasOwn(httpUnits, n))
+  if (unknown.length > 0) {
+    process.stderr.write(`svc suite: unknown unit(s) ${unknown.join(', ')}\n`)
+    process.exit(2)
+  }
+  const names = requested.length > 0 ? requested : Object.keys(httpUnits)
+  const envs = suiteEnv(names, env)
+  const children = names.map((name) =>
+    Bun.spawn(unitCommand(name), { env: envs[name], stdout: 'inherit', stderr: 'inherit', stdin: 'ignore' }),
+  )
+  process.stderr.write(
+    `svc suite: ${names.map((n) => `${n} on http://${LOOPBACK}:${httpUnits[n as UnitName].port}`).join(', ')}\n`,
+  )
+  let stopping = false
+  const stop = (signal: NodeJS.Signals) => {
+    stopping = true
+    for (const child of children) child.kill(signal)
+  }
+  process.on('SIGTERM', () => stop('SIGTERM'))
+  process.on('SIGINT', () => stop('SIGINT'))
+  const codes = await Promise.all(
+    children.map(async (child, i) => {
+      const code = await child.exited
+      if (!stopping) {
+        process.stderr.write(`svc suite: ${names[i]} exited with ${code}; stopping the suite\n`)
+        stop('SIGTERM')
+      }
+      return code
+    }),
+  )
+  process.exit(codes.every((c) => c === 0) && stopping ? 0 : 1)
+}

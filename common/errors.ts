@@ -1,0 +1,63 @@
+import { t } from 'elysia'
+
+/**
+ * The project's error: thrown anywhere, mapped to the envelope by the wire plugin.
+ * The wire code lives in `errorCode`, not `code`: Elysia reads a thrown object's `code`
+ * to classify it.
+ */
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly errorCode: string,
+    message: string,
+    readonly details?: unknown,
+    /** Route-specific fields the spec places beside `error` (for example PWS remediation). */
+    readonly extra?: Record<string, unknown>,
+  ) {
+    super(message)
+    this.name = 'AppError'
+  }
+}
+
+export const badRequest = (errorCode: string, message: string, details?: unknown) =>
+  new AppError(400, errorCode, message, details)
+export const unauthorized = (errorCode: string, message: string, details?: unknown) =>
+  new AppError(401, errorCode, message, details)
+export const forbidden = (errorCode: string, message: string, details?: unknown) =>
+  new AppError(403, errorCode, message, details)
+export const notFound = (errorCode: string, message: string, details?: unknown) =>
+  new AppError(404, errorCode, message, details)
+export const conflict = (
+  errorCode: string,
+  message: string,
+  details?: unknown,
+  extra?: Record<string, unknown>,
+) => new AppError(409, errorCode, message, details, extra)
+export const unprocessable = (errorCode: string, message: string, details?: unknown) =>
+  new AppError(422, errorCode, message, details)
+export const unavailable = (errorCode: string, message: string, details?: unknown) =>
+  new AppError(503, errorCode, message, details)
+
+export const ErrorEnvelope = t.Object(
+  {
+    error: t.Object({
+      code: t.String({ description: 'snake_case machine-readable code' }),
+      message: t.String({ description: 'one human sentence' }),
+      details: t.Optional(t.Unknown()),
+    }),
+  },
+  { additionalProperties: true, description: 'Error envelope (CONTRACTS.md §2)' },
+)
+
+export interface Envelope {
+  error: { code: string; message: string; details?: unknown }
+  [extra: string]: unknown
+}
+
+export function envelope(code: string, message: string, details?: unknown): Envelope {
+  return details === undefined ? { error: { code, message } } : { error: { code, message, details } }
+}
+
+export function appErrorBody(err: AppError): Envelope {
+  return { ...err.extra, ...envelope(err.errorCode, err.message, err.details) }
+}

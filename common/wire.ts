@@ -1,0 +1,156 @@
+import { Elysia } from 'elysia'
+import { AppError, appErrorBody, type Envelope, envelope } from './errors.ts'
+import type { Logger } from './logger.ts'
+import type { HttpMetrics } from './metrics.ts'
+import { newId } from './time.ts'
+
+export interface WireOptions {
+  unit: string
+  log: Logger
+  metrics: HttpMetrics
+  maxBodyBytes: number
+  /** `METHOD /path` patterns that also take HTML form bodies; every other route takes JSON only. */
+  formRoutes?: readonly string[]
+}
+
+interface RequestState {
+  id: string
+  startedAt: number
+}
+
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/
+const JSON_TYPES = new Set(['application/json'])
+const FORM_TYPES = new Set(['application/json', 'multipart/form-data', 'application/x-www-form-urlencoded'])
+
+function mediaType(request: Request): string {
+  const raw = request.headers.get('content-type') ?? ''
+  const semi = raw.indexOf(';')
+  return (semi === -1 ? raw : raw.slice(0, semi)).trim().toLowerCase()
+}
+
+function hasBody(request: Request): boolean {
+  if (request.method === 'GET' || request.method === 'HEAD') return false
+  const length = request.headers.get('content-length')
+  return length === null ? request.headers.has('transfer-encoding') || request.body !== null : length !== '0'
+}
+
+/** The pieces of a route's error the log may carry: never the input itself. */
+function validationDetails(error: unknown): { path: string; message: string }[] {
+  const all = (error as { all?: { path?: string; message?: string; summary?: string }[] }).all ?? []
+  return all
+    .slice(0, 20)
+    .map((e) => ({ path: e.path || '/', message: e.summary ?? e.message ?? 'invalid value' }))
+}
+
+/**
+ * Everything every unit's HTTP surface shares: request ids, the content-type and body-size
+ * rules, the error envelope for every failure, and one log line and metric per request.
+ */
+export function wire(opts: WireOptions) {
+  const states = new WeakMap<Request, RequestState>()
+  const formRoutes = new Set(opts.formRoutes ?? [])
+
+  return (
+    new Elysia({ name: 'wire', seed: opts.unit })
+      .onRequest(({ request, set }) => {
+        const given = request.headers.get('x-request-id')
+        const id = given && SANE_REQUEST_ID.test(given) ? given : newId()
+        states.set(request, { id, startedAt: performance.now() })
+        set.headers['x-request-id'] = id
+        set.headers['x-content-type-options'] = 'nosniff'
+        const length = Number(request.headers.get('content-length') ?? 0)
+        if (length > opts.maxBodyBytes) {
+          throw new AppError(413, 'payload_too_large', `The request body exceeds ${opts.maxBodyBytes} bytes.`)
+        }
+      })
+      // After parsing, before validation: a body of the wrong type is a 415, not a schema failure.
+      .onTransform({ as: 'global' }, ({ request, route }) => {
+        if (!hasBody(request)) return
+        const type = mediaType(request)
+        const allowed = formRoutes.has(`${request.method} ${route}`) ? FORM_TYPES : JSON_TYPES
+        if (!allowed.has(type)) {
+          throw new AppError(
+            415,
+            'unsupported_media_type',
+            `This route accepts ${[...allowed].join(' or ')} bodies.`,
+            {
+              received: type || null,
+            },
+          )
+        }
+      })
+      .onError({ as: 'global' }, ({ code, error, set, request }) => {
+        const { status, body } = toEnvelope(code, error)
+        set.status = status
+        if (status >= 500) {
+          const state = states.get(request)
+          opts.log.error({ req_id: state?.id, err: errorForLog(error), code }, 'request failed')
+        }
+        return body
+      })
+      .onAfterResponse({ as: 'global' }, ({ request, route, set }) => {
+        const state = states.get(request)
+        const status = typeof set.status === 'number' ? set.status : 200
+        const durationMs = state ? performance.now() - state.startedAt : 0
+        const pattern = route || 'unmatched'
+        opts.metrics.requests.inc({ method: request.method, route: pattern, status })
+        opts.metrics.duration.observe({ method: request.method, route: pattern }, durationMs / 1000)
+        opts.log.info(
+          {
+            req_id: state?.id,
+            method: request.method,
+            route: pattern,
+            status,
+            duration_ms: Math.round(durationMs * 100) / 100,
+          },
+          'request',
+        )
+      })
+  )
+}
+
+function errorForLog(error: unknown) {
+  const e = error as Error
+  return { name: e?.name, message: e?.message, stack: e?.stack }
+}
+
+/** Map any failure to (status, envelope). Exported for units that answer outside Elysia's flow. */
+export function toEnvelope(code: string | number, error: unknown): { status: number; body: Envelope } {
+  const cause = (error as { cause?: unknown })?.cause
+  if (error instanceof AppError) return { status: error.status, body: appErrorBody(error) }
+  if (cause instanceof AppError) return { status: cause.status, body: appErrorBody(cause) }
+  switch (code) {
+    case 'VALIDATION': {
+      if ((error as { type?: string }).type === 'response') {
+        return { status: 500, body: envelope('internal_error', 'The service produced an invalid response.') }
+      }
+      const where = (error as { type?: string }).type ?? 'request'
+      return {
+        status: 400,
+        body: envelope(
+          'validation_failed',
+          `The ${where} does not match the route's schema.`,
+          validationDetails(error),
+        ),
+      }
+    }
+    case 'PARSE':
+      return { status: 400, body: envelope('malformed_body', 'The request body could not be parsed.') }
+    case 'NOT_FOUND':
+      return { status: 404, body: envelope('not_found', 'No route matches this method and path.') }
+    case 'INVALID_COOKIE_SIGNATURE':
+      return { status: 401, body: envelope('invalid_cookie', 'A cookie signature is invalid.') }
+    case 'INVALID_FILE_TYPE':
+      return {
+        status: 400,
+        body: envelope('invalid_file_type', 'An uploaded file has a type this route refuses.'),
+      }
+    default: {
+      const status = (error as { status?: unknown })?.status
+      if (typeof status === 'number' && status >= 400 && status < 500) {
+        return { status, body: envelope('bad_request', 'The request was refused.') }
+      }
+      return { status: 500, body: envelope('internal_error', 'The service failed to handle this request.') }
+    }
+  }
+}

@@ -1,0 +1,12 @@
+/**
+ * The unit registry: adding a unit is adding its folder and one line here.
+ * HTTP units run with `svc unit <name>`; command-line units with `svc <name> <command>`.
+ */
+import type { CliUnit } from '../common/cli.ts'
+import { web } from './web/index.ts'
+
+export const httpUnits = { web } as const
+
+export const cliUnits: Record<string, CliUnit> = {}
+
+export const unitNames: string[] = [...Object.keys(httpUnits), ...Object.keys(cliUnits)]
