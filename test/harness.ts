@@ -1,0 +1,161 @@
+/**
+ * Test helpers shared by every unit: boot a unit in process on a fresh data directory, talk to
+ * it with `app.handle`, stand up fake peers on 127.0.0.1, and run the real `svc` process.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { TProperties } from '@sinclair/typebox'
+import { type BootedUnit, bootUnit, type Env } from '../common/runtime.ts'
+import type { HttpUnit, UnitConfig } from '../common/unit.ts'
+
+const ROOT = join(import.meta.dir, '..')
+
+export function tempDir(prefix = 'svc-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix))
+}
+
+export interface TestUnit<C> extends BootedUnit<C> {
+  dataDir: string
+  /** `app.handle` with a full URL. */
+  request(path: string, init?: RequestInit): Promise<Response>
+  /** JSON request (body serialized, content type set). */
+  send(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Response>
+  /** Close, then boot again on the same data directory (persistence tests). */
+  restart(extraEnv?: Env): Promise<TestUnit<C>>
+  /** Close and delete the data directory. */
+  dispose(): Promise<void>
+}
+
+export function bootForTest<P extends TProperties>(
+  unit: HttpUnit<P>,
+  env: Env = {},
+  dataDir = tempDir(`svc-${unit.name}-`),
+): TestUnit<UnitConfig<P>> {
+  const fullEnv: Env = { SVC_ENV: 'test', LOG_LEVEL: 'silent', SVC_DATA_DIR: dataDir, ...env }
+  const booted = bootUnit(unit, fullEnv)
+  const request = (path: string, init?: RequestInit) => booted.app.handle(new Request(`http://localhost${path}`, init))
+  return {
+    ...booted,
+    dataDir,
+    request,
+    send(method, path, body, headers = {}) {
+      return request(path, {
+        method,
+        headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      })
+    },
+    async restart(extraEnv = {}) {
+      await booted.close()
+      return bootForTest(unit, { ...env, ...extraEnv }, dataDir)
+    },
+    async dispose() {
+      await booted.close()
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+export interface RecordedRequest {
+  method: string
+  path: string
+  headers: Headers
+  body: string
+}
+
+export interface FakePeer {
+  url: string
+  requests: RecordedRequest[]
+  /** Replace the handler (for example to go from failing to healthy). */
+  respond(handler: (req: RecordedRequest) => Response | Promise<Response>): void
+  stop(): void
+}
+
+/** A stand-in for another unit or an outside service, on 127.0.0.1 with a random port. */
+export function fakePeer(handler: (req: RecordedRequest) => Response | Promise<Response>): FakePeer {
+  let current = handler
+  const requests: RecordedRequest[] = []
+  const server = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    async fetch(req) {
+      const url = new URL(req.url)
+      const recorded = { method: req.method, path: url.pathname + url.search, headers: req.headers, body: await req.text() }
+      requests.push(recorded)
+      return current(recorded)
+    },
+  })
+  return {
+    url: `http://127.0.0.1:${server.port}`,
+    requests,
+    respond(next) {
+      current = next
+    },
+    stop: () => void server.stop(true),
+  }
+}
+
+export const json = (body: unknown, status = 200) => Response.json(body, { status })
+
+/** A port that was free a moment ago. */
+export function freePort(): number {
+  const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
+  const port = server.port
+  server.stop(true)
+  if (port === undefined) throw new Error('no free port')
+  return port
+}
+
+export interface RunningUnit {
+  url: string
+  proc: ReturnType<typeof Bun.spawn>
+  /** SIGTERM, then the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number>
+  output(): Promise<string>
+}
+
+/**
+ * The real process, as an operator runs it: `bun run unit <name>` from the repository root
+ * (or another command, such as the compiled executable). Resolves once the liveness route answers.
+ */
+export async function runUnitProcess(
+  name: string,
+  liveness: string,
+  env: Env,
+  command: string[] = [process.execPath, 'run', 'unit', name],
+): Promise<RunningUnit> {
+  const port = freePort()
+  const proc = Bun.spawn(command, {
+    cwd: ROOT,
+    env: { ...process.env, SVC_ENV: 'test', LOG_LEVEL: 'info', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  const url = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + 15_000
+  for (;;) {
+    try {
+      const res = await fetch(url + liveness)
+      if (res.ok) break
+    } catch {
+      // not listening yet
+    }
+    if (proc.exitCode !== null || Date.now() > deadline) {
+      proc.kill()
+      const err = await new Response(proc.stderr).text()
+      throw new Error(`unit ${name} did not come up (exit ${proc.exitCode}): ${err}`)
+    }
+    await Bun.sleep(50)
+  }
+  return {
+    url,
+    proc,
+    async stop(signal = 'SIGTERM') {
+      proc.kill(signal)
+      return proc.exited
+    },
+    output: async () =>
+      (await new Response(proc.stdout).text()) + (await new Response(proc.stderr).text()),
+  }
+}
