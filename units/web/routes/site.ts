@@ -92,7 +92,7 @@ export const siteRoutes = (site: Site, vars: Record<string, string>) =>
       throw notFound('not_found', 'No page or route at this path.')
     },
     {
-      params: t.Object({ '*': t.String() }),
+      // No params schema: Elysia cannot build its mirror for the `*` key; the path is checked by locate().
       response: { 200: t.String({ description: 'file contents' }), 404: ErrorEnvelope },
       detail: {
         summary: 'Static site',

@@ -1,0 +1,36 @@
+import { expect, test } from 'bun:test'
+import { runUnitProcess, tempDir } from '../../test/harness.ts'
+
+test('`bun run unit web` serves, persists an intake, logs JSON lines, and drains on SIGTERM with exit 0', async () => {
+  const dir = tempDir()
+  const unit = await runUnitProcess('web', '/health', {
+    SVC_DATA_DIR: dir,
+    TURNSTILE_SECRET_KEY: '1x0000000000000000000000000000000AA',
+  })
+  const res = await fetch(`${unit.url}/api/contact`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-request-id': 'proc-test-1' },
+    body: JSON.stringify({
+      name: 'Grace',
+      email: 'grace@example.com',
+      interest: 'support',
+      message: 'From the real process.',
+      'cf-turnstile-response': 'any',
+    }),
+  })
+  expect(res.status).toBe(200)
+  expect(res.headers.get('x-request-id')).toBe('proc-test-1')
+  expect(await unit.stop('SIGTERM')).toBe(0)
+  const lines = (await unit.output())
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l))
+  expect(lines.find((l) => l.req_id === 'proc-test-1')).toMatchObject({ route: '/api/contact', status: 200 })
+  expect(lines.some((l) => l.msg === 'stopped')).toBe(true)
+  expect(JSON.stringify(lines)).not.toContain('1x0000000000000000000000000000000AA')
+
+  const again = await runUnitProcess('web', '/health', { SVC_DATA_DIR: dir })
+  const status = await (await fetch(`${again.url}/status.json`)).json()
+  expect(status.contact_intake.intakes_stored).toBe(1)
+  expect(await again.stop('SIGINT')).toBe(0)
+})
