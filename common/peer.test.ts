@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { Type as T } from '@sinclair/typebox'
 import { fakePeer, json } from '../test/harness.ts'
-import { callPeer } from './peer.ts'
+import { callPeer, type PeerFailure } from './peer.ts'
 
 const peer = fakePeer((req) => {
   if (req.path === '/slow') return Bun.sleep(300).then(() => json({ ok: true }))
@@ -21,7 +21,7 @@ describe('callPeer', () => {
     expect(peer.requests.at(-1)?.headers.get('content-type')).toContain('application/json')
   })
 
-  test.each([
+  test.each<[string, string | undefined, PeerFailure]>([
     ['not configured', undefined, 'not_configured'],
     ['timeout', '/slow', 'timeout'],
     ['bad status', '/missing', 'bad_status'],

@@ -11,6 +11,13 @@ import type { HttpUnit, UnitConfig } from '../common/unit.ts'
 
 const ROOT = join(import.meta.dir, '..')
 
+/** Tests read JSON loosely and assert on its shape; production code never sees this type. */
+// biome-ignore lint/suspicious/noExplicitAny: assertion target in tests only
+export type Json = any
+
+/** A response whose `json()` is loosely typed, for assertions. */
+export type TestResponse = Omit<Response, 'json'> & { json(): Promise<Json> }
+
 export function tempDir(prefix = 'svc-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix))
 }
@@ -18,9 +25,9 @@ export function tempDir(prefix = 'svc-test-'): string {
 export interface TestUnit<C> extends BootedUnit<C> {
   dataDir: string
   /** `app.handle` with a full URL. */
-  request(path: string, init?: RequestInit): Promise<Response>
+  request(path: string, init?: RequestInit): Promise<TestResponse>
   /** JSON request (body serialized, content type set). */
-  send(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Response>
+  send(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<TestResponse>
   /** Close, then boot again on the same data directory (persistence tests). */
   restart(extraEnv?: Env): Promise<TestUnit<C>>
   /** Close and delete the data directory. */
@@ -34,7 +41,8 @@ export function bootForTest<P extends TProperties>(
 ): TestUnit<UnitConfig<P>> {
   const fullEnv: Env = { SVC_ENV: 'test', LOG_LEVEL: 'silent', SVC_DATA_DIR: dataDir, ...env }
   const booted = bootUnit(unit, fullEnv)
-  const request = (path: string, init?: RequestInit) => booted.app.handle(new Request(`http://localhost${path}`, init))
+  const request = (path: string, init?: RequestInit) =>
+    booted.app.handle(new Request(`http://localhost${path}`, init))
   return {
     ...booted,
     dataDir,
@@ -81,7 +89,12 @@ export function fakePeer(handler: (req: RecordedRequest) => Response | Promise<R
     port: 0,
     async fetch(req) {
       const url = new URL(req.url)
-      const recorded = { method: req.method, path: url.pathname + url.search, headers: req.headers, body: await req.text() }
+      const recorded = {
+        method: req.method,
+        path: url.pathname + url.search,
+        headers: req.headers,
+        body: await req.text(),
+      }
       requests.push(recorded)
       return current(recorded)
     },
@@ -128,7 +141,14 @@ export async function runUnitProcess(
   const port = freePort()
   const proc = Bun.spawn(command, {
     cwd: ROOT,
-    env: { ...process.env, SVC_ENV: 'test', LOG_LEVEL: 'info', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    env: {
+      ...process.env,
+      SVC_ENV: 'test',
+      LOG_LEVEL: 'info',
+      ...env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+    },
     stdout: 'pipe',
     stderr: 'pipe',
   })
@@ -155,7 +175,6 @@ export async function runUnitProcess(
       proc.kill(signal)
       return proc.exited
     },
-    output: async () =>
-      (await new Response(proc.stdout).text()) + (await new Response(proc.stderr).text()),
+    output: async () => (await new Response(proc.stdout).text()) + (await new Response(proc.stderr).text()),
   }
 }

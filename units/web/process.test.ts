@@ -30,7 +30,9 @@ test('`bun run unit web` serves, persists an intake, logs JSON lines, and drains
   expect(JSON.stringify(lines)).not.toContain('1x0000000000000000000000000000000AA')
 
   const again = await runUnitProcess('web', '/health', { SVC_DATA_DIR: dir })
-  const status = await (await fetch(`${again.url}/status.json`)).json()
+  const status = (await (await fetch(`${again.url}/status.json`)).json()) as {
+    contact_intake: { intakes_stored: number }
+  }
   expect(status.contact_intake.intakes_stored).toBe(1)
   expect(await again.stop('SIGINT')).toBe(0)
 })
