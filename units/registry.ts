@@ -3,9 +3,10 @@
  * HTTP units run with `svc unit <name>`; command-line units with `svc <name> <command>`.
  */
 import type { CliUnit } from '../common/cli.ts'
+import { als } from './als/index.ts'
 import { web } from './web/index.ts'
 
-export const httpUnits = { web } as const
+export const httpUnits = { web, als } as const
 
 export const cliUnits: Record<string, CliUnit> = {}
 

@@ -1,0 +1,30 @@
+import { Elysia } from 'elysia'
+import { ErrorEnvelope } from '../../../common/errors.ts'
+import { IntakeRequest, IntakeResponse, RunIdParams, RunRecord } from '../model.ts'
+import type { AlsDeps } from '../service/deps.ts'
+import { getRun, intakeSignal } from '../service/signals.ts'
+
+export const signalRoutes = (deps: AlsDeps) =>
+  new Elysia({ name: 'als:signals' })
+    .post('/api/v1/learning/signals/intake', ({ body }) => intakeSignal(deps, body), {
+      body: IntakeRequest,
+      response: {
+        200: IntakeResponse,
+        400: ErrorEnvelope,
+        409: ErrorEnvelope,
+        413: ErrorEnvelope,
+        415: ErrorEnvelope,
+        422: ErrorEnvelope,
+        503: ErrorEnvelope,
+      },
+      detail: {
+        summary: 'Signals intake: record a trace as a run',
+        description:
+          '422 guardrail_blocked (guardrail_decision BLOCK), security_critical_trace (a family in a no-learn zone), tenant_inconsistent (trace_id or correlation_id already recorded under another tenant_ref). The same trace again returns the stored run; other fields for a recorded trace_id: 409 trace_already_recorded. 503 persistence_unavailable.',
+      },
+    })
+    .get('/api/v1/learning/runs/:run_id', ({ params }) => getRun(deps, params.run_id), {
+      params: RunIdParams,
+      response: { 200: RunRecord, 400: ErrorEnvelope, 404: ErrorEnvelope, 503: ErrorEnvelope },
+      detail: { summary: 'A stored run (404 run_not_found)' },
+    })

@@ -1,0 +1,68 @@
+import { Elysia, t } from 'elysia'
+import { PROMETHEUS_CONTENT_TYPE, type Registry } from '../../../common/metrics.ts'
+import { buildCommit } from '../../../common/version.ts'
+import { PlatformManifest, type shippedManifest } from '../manifest.ts'
+import type { AlsMetrics } from '../metrics.ts'
+import { ContractsView, HealthResponse, Readiness, VersionResponse } from '../model.ts'
+import { effectiveMode } from '../rules/modes.ts'
+import type { AlsDeps } from '../service/deps.ts'
+import { contractsView, readiness, statusSnapshot } from '../service/status.ts'
+
+export interface StatusRouteDeps {
+  deps: AlsDeps
+  manifest: ReturnType<typeof shippedManifest>
+  registry: Registry
+  metrics: AlsMetrics
+}
+
+export const statusRoutes = ({ deps, manifest, registry, metrics }: StatusRouteDeps) =>
+  new Elysia({ name: 'als:status' })
+    .get('/health', () => ({ status: 'ok' as const, service: 'als' as const }), {
+      response: { 200: HealthResponse },
+      detail: { summary: 'Liveness: always ok, even with persistence down' },
+    })
+    .get('/ready', () => readiness(deps), {
+      response: { 200: Readiness },
+      detail: { summary: 'Readiness model (200 even when degraded)' },
+    })
+    .get('/api/v1/learning/readiness', () => readiness(deps), {
+      response: { 200: Readiness },
+      detail: { summary: 'Readiness model, same as /ready' },
+    })
+    .get(
+      '/version',
+      () => ({
+        service: 'als' as const,
+        version: deps.version,
+        effective_service_mode: effectiveMode(deps.settings.serviceMode, deps.persistence.ready()),
+        configured_service_mode: deps.settings.serviceMode,
+        commit: buildCommit(),
+      }),
+      { response: { 200: VersionResponse }, detail: { summary: 'Version and effective service mode' } },
+    )
+    .get('/platform-manifest.json', () => manifest, {
+      response: { 200: PlatformManifest },
+      detail: { summary: 'Shipped manifest (service metadata, not governance truth)' },
+    })
+    .get('/api/v1/learning/contracts', () => contractsView(deps), {
+      response: { 200: ContractsView },
+      detail: { summary: 'Derived contract status; families from the PRS matrix only' },
+    })
+    .get(
+      '/metrics',
+      async () => {
+        const snap = statusSnapshot(deps)
+        const reasons: string[] = []
+        if (!snap.persistenceReady) reasons.push('persistence_unavailable')
+        if (snap.families.state !== 'fresh') reasons.push(`registry_${snap.families.state}`)
+        metrics.observe(snap)
+        metrics.setDegraded(reasons)
+        return new Response(await registry.metrics(), {
+          headers: { 'content-type': PROMETHEUS_CONTENT_TYPE },
+        })
+      },
+      {
+        response: { 200: t.String({ description: 'Prometheus text exposition format 0.0.4' }) },
+        detail: { summary: 'Prometheus metrics; svc_metrics_degraded only while degraded' },
+      },
+    )
