@@ -1,4 +1,3 @@
-import { toOpenAPISchema } from '@elysiajs/openapi'
 import { type AnyElysia, t } from 'elysia'
 import { ErrorEnvelope } from './errors.ts'
 
@@ -19,18 +18,24 @@ const FORM_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data']
  * content types the wire plugin actually accepts, so a client that trusts the document is never
  * refused with 415.
  */
-export function openApiDocument(app: AnyElysia, info: OpenApiInfo, exclude: string[]) {
+export async function openApiDocument(app: AnyElysia, info: OpenApiInfo, exclude: string[]) {
+  // Loaded on first use: the generator is large and most processes never serve the document.
+  const { toOpenAPISchema } = await import('@elysiajs/openapi')
   const { paths, components } = toOpenAPISchema(app, { staticFile: false, paths: exclude })
+  const bodies = new Map<string, unknown>()
+  for (const route of app.routes) {
+    const body = (route.hooks as { body?: unknown } | undefined)?.body
+    if (body) bodies.set(`${route.method.toUpperCase()} ${route.path}`, body)
+  }
   const forms = new Set(info.formRoutes)
   for (const [path, item] of Object.entries(paths)) {
     for (const [method, op] of Object.entries(item ?? {}) as [string, Operation][]) {
-      const content = op?.requestBody?.content
-      if (!content) continue
-      const schema = Object.values(content)[0]
-      const elysiaPath = path.replace(/\{([^}]+)\}/g, ':$1')
-      const accepted = forms.has(`${method.toUpperCase()} ${elysiaPath}`)
-        ? ['application/json', ...FORM_TYPES]
-        : ['application/json']
+      if (!op?.requestBody) continue
+      const key = `${method.toUpperCase()} ${path.replace(/\{([^}]+)\}/g, ':$1')}`
+      // The global content-type hook hides the route's parsers from the generator: rebuild the
+      // content map from the route's own body schema.
+      const schema = { schema: bodies.get(key) ?? Object.values(op.requestBody.content ?? {})[0] }
+      const accepted = forms.has(key) ? ['application/json', ...FORM_TYPES] : ['application/json']
       op.requestBody = {
         ...op.requestBody,
         content: Object.fromEntries(accepted.map((type) => [type, schema])),
@@ -48,7 +53,7 @@ export function openApiDocument(app: AnyElysia, info: OpenApiInfo, exclude: stri
 /** Adds `GET <specPath>` serving the app's document, built once on first request. */
 export function serveOpenApi(app: AnyElysia, specPath: string, info: OpenApiInfo): AnyElysia {
   let document: ReturnType<typeof openApiDocument> | undefined
-  return app.get(specPath, () => (document ??= openApiDocument(app, info, [specPath])), {
+  return app.get(specPath, async () => (document ??= openApiDocument(app, info, [specPath])), {
     response: {
       200: t.Object(
         { openapi: t.String(), info: t.Unknown(), paths: t.Unknown() },

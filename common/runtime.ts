@@ -62,6 +62,7 @@ export function bootUnit<P extends TProperties>(
         metrics,
         maxBodyBytes: config.SVC_MAX_BODY_BYTES,
         formRoutes: unit.formRoutes,
+        probeRoutes: unit.probeRoutes ?? [unit.liveness, '/ready', '/metrics'],
       }),
     )
     .use(instance.routes)

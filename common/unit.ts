@@ -48,6 +48,8 @@ export interface HttpUnit<P extends TProperties = TProperties> {
   migrations: readonly Migration[]
   /** `METHOD /path` routes that also take HTML form bodies. */
   formRoutes?: readonly string[]
+  /** Routes polled by probes or scrapers, logged at debug; defaults to liveness, /ready, /metrics. */
+  probeRoutes?: readonly string[]
   /** Where the OpenAPI document is served; defaults to `/openapi.json`. */
   openapiPath?: string
   /** Extra start-up checks across variables; each returned line is one bad variable. */

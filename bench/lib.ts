@@ -1,0 +1,264 @@
+/**
+ * Benchmark building blocks: start a unit (or the compiled executable) and a bare `Bun.serve`
+ * baseline as separate processes on 127.0.0.1, drive both with the same load generator for a
+ * bounded time, and report requests/s, p50/p99 latency, RSS after load and the ratio.
+ *
+ * Load generator: wrk (Debian package `wrk`) when installed, else `bench/load.ts` (Bun fetch,
+ * keep-alive) in its own process. The report names the one used.
+ */
+import { readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { freePort, tempDir } from '../test/harness.ts'
+
+export const ROOT = join(import.meta.dir, '..')
+
+export interface Target {
+  label: string
+  url: string
+  pid: number
+  stop(): Promise<void>
+}
+
+export interface LoadSpec {
+  method?: 'GET' | 'POST'
+  path: string
+  headers?: Record<string, string>
+  body?: string
+}
+
+export interface Result {
+  label: string
+  scenario: string
+  requests: number
+  rps: number
+  p50_ms: number
+  p99_ms: number
+  non2xx: number
+  rss_mb: number
+}
+
+export interface LoadOptions {
+  seconds: number
+  connections: number
+}
+
+export const DEFAULT_LOAD: LoadOptions = {
+  seconds: Number(process.env.BENCH_SECONDS ?? 8),
+  connections: Number(process.env.BENCH_CONNECTIONS ?? 64),
+}
+
+async function waitUntilUp(url: string, proc: ReturnType<typeof Bun.spawn>, label: string): Promise<void> {
+  const deadline = Date.now() + 15_000
+  for (;;) {
+    try {
+      if ((await fetch(url)).status < 500) return
+    } catch {
+      // not yet
+    }
+    if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`${label} did not start`)
+    await Bun.sleep(20)
+  }
+}
+
+function spawnTarget(
+  label: string,
+  command: string[],
+  env: Record<string, string | undefined>,
+  probe: string,
+) {
+  const port = freePort()
+  const proc = Bun.spawn(command, {
+    cwd: ROOT,
+    env: { ...process.env, SVC_ENV: 'production', HOST: '127.0.0.1', ...env, PORT: String(port) },
+    stdout: 'ignore',
+    stderr: 'inherit',
+  })
+  const url = `http://127.0.0.1:${port}`
+  return {
+    proc,
+    target: {
+      label,
+      url,
+      pid: proc.pid,
+      async stop() {
+        proc.kill('SIGTERM')
+        await proc.exited
+      },
+    } satisfies Target,
+    ready: waitUntilUp(url + probe, proc, label),
+  }
+}
+
+/** A unit as an operator runs it (production posture, logs on, stdout discarded). */
+export async function startUnit(
+  name: string,
+  probe: string,
+  env: Record<string, string | undefined>,
+  command: string[] = [process.execPath, 'bin/svc.ts', 'unit', name],
+): Promise<Target> {
+  const { target, ready } = spawnTarget(
+    name,
+    command,
+    { SVC_DATA_DIR: tempDir(`bench-${name}-`), ...env },
+    probe,
+  )
+  await ready
+  return target
+}
+
+/** A bare `Bun.serve` baseline from bench/baselines/<name>.ts. */
+export async function startBaseline(
+  name: string,
+  probe: string,
+  env: Record<string, string> = {},
+): Promise<Target> {
+  const { target, ready } = spawnTarget(
+    `baseline:${name}`,
+    [process.execPath, join('bench', 'baselines', `${name}.ts`)],
+    { BASELINE_DATA_DIR: tempDir('bench-baseline-'), ...env },
+    probe,
+  )
+  await ready
+  return target
+}
+
+export function rssMb(pid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0)
+    return Math.round((kb / 1024) * 10) / 10
+  } catch {
+    return Number.NaN
+  }
+}
+
+const hasWrk = Bun.which('wrk') !== null
+export const generator = hasWrk ? 'wrk 4.1 (Debian)' : 'bench/load.ts (Bun fetch)'
+
+function wrkScript(spec: LoadSpec): string {
+  const lines = [`wrk.method = "${spec.method ?? 'GET'}"`]
+  for (const [k, v] of Object.entries(spec.headers ?? {}))
+    lines.push(`wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`)
+  if (spec.body !== undefined) lines.push(`wrk.body = ${JSON.stringify(spec.body)}`)
+  lines.push(`
+done = function(summary, latency, requests)
+  local errors = summary.errors.status + summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout
+  io.write(string.format("RESULT %d %f %f %f %d\\n", summary.requests, summary.duration / 1e6, latency:percentile(50) / 1000, latency:percentile(99) / 1000, errors))
+end`)
+  return lines.join('\n')
+}
+
+function parseWrk(out: string) {
+  const m = /RESULT (\d+) ([\d.]+) ([\d.]+) ([\d.]+) (\d+)/.exec(out)
+  if (!m) throw new Error(`wrk output not understood:\n${out}`)
+  const [, requests, seconds, p50, p99, errors] = m.map(Number) as number[]
+  return { requests: requests ?? 0, seconds: seconds ?? 1, p50: p50 ?? 0, p99: p99 ?? 0, errors: errors ?? 0 }
+}
+
+/** Drive one target with one scenario; the generator runs in its own process. */
+export async function drive(
+  target: Target,
+  scenario: string,
+  spec: LoadSpec,
+  load = DEFAULT_LOAD,
+): Promise<Result> {
+  let r: { requests: number; seconds: number; p50: number; p99: number; errors: number }
+  if (hasWrk) {
+    const script = join(tmpdir(), `wrk-${process.pid}-${Date.now()}.lua`)
+    writeFileSync(script, wrkScript(spec))
+    const threads = Math.min(2, load.connections)
+    const proc = Bun.spawn(
+      [
+        'wrk',
+        `-t${threads}`,
+        `-c${load.connections}`,
+        `-d${load.seconds}s`,
+        '-s',
+        script,
+        target.url + spec.path,
+      ],
+      { stdout: 'pipe', stderr: 'pipe' },
+    )
+    r = parseWrk(await new Response(proc.stdout).text())
+    await proc.exited
+  } else {
+    const proc = Bun.spawn([process.execPath, join(ROOT, 'bench', 'load.ts')], {
+      env: { ...process.env, LOAD: JSON.stringify({ url: target.url, spec, ...load }) },
+      stdout: 'pipe',
+    })
+    r = JSON.parse(await new Response(proc.stdout).text())
+    await proc.exited
+  }
+  return {
+    label: target.label,
+    scenario,
+    requests: r.requests,
+    rps: Math.round(r.requests / r.seconds),
+    p50_ms: Math.round(r.p50 * 100) / 100,
+    p99_ms: Math.round(r.p99 * 100) / 100,
+    non2xx: r.errors,
+    rss_mb: rssMb(target.pid),
+  }
+}
+
+/** Markdown table rows, each unit row followed by its ratio to the baseline of the same scenario. */
+export function report(title: string, rows: Result[], notes: string[] = []): string {
+  const lines = [
+    `### ${title}`,
+    '',
+    `Generator: ${generator}; ${DEFAULT_LOAD.connections} connections, ${DEFAULT_LOAD.seconds} s per run; 127.0.0.1; ${new Date().toISOString()}.`,
+    '',
+    '| scenario | target | requests/s | p50 ms | p99 ms | non-2xx | RSS after MB | ratio to baseline |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ]
+  for (const row of rows) {
+    const base = rows.find((b) => b.scenario === row.scenario && b.label.startsWith('baseline'))
+    const ratio = base && !row.label.startsWith('baseline') ? (row.rps / base.rps).toFixed(2) : '–'
+    lines.push(
+      `| ${row.scenario} | ${row.label} | ${row.rps} | ${row.p50_ms} | ${row.p99_ms} | ${row.non2xx} | ${row.rss_mb} | ${ratio} |`,
+    )
+  }
+  if (notes.length > 0) lines.push('', ...notes.map((n) => `- ${n}`))
+  return lines.join('\n')
+}
+
+/** Milliseconds from spawn to the first 200 on `probe`. */
+export async function coldStartMs(
+  command: string[],
+  probe: string,
+  env: Record<string, string> = {},
+): Promise<number> {
+  const port = freePort()
+  const started = performance.now()
+  const proc = Bun.spawn(command, {
+    cwd: tmpdir(),
+    env: {
+      ...process.env,
+      SVC_ENV: 'test',
+      SVC_DATA_DIR: tempDir('bench-cold-'),
+      ...env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+    },
+    stdout: 'ignore',
+    stderr: 'ignore',
+  })
+  let elapsed = Number.NaN
+  const deadline = started + 10_000
+  while (performance.now() < deadline) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}${probe}`)
+      if (res.status === 200) {
+        elapsed = performance.now() - started
+        break
+      }
+    } catch {
+      // not listening yet
+    }
+    await Bun.sleep(1)
+  }
+  proc.kill('SIGTERM')
+  await proc.exited
+  return Math.round(elapsed)
+}

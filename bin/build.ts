@@ -1,0 +1,17 @@
+/** `bun run build`: the single-file executable dist/svc, with the commit baked in for /version.json. */
+const commit =
+  Bun.spawnSync(['git', 'rev-parse', 'HEAD'], { stderr: 'ignore' }).stdout.toString().trim() || 'unknown'
+const target = process.argv[2] // optional --target, e.g. bun-linux-x64-musl for Alpine images
+const args = [
+  process.execPath,
+  'build',
+  'bin/svc.ts',
+  '--compile',
+  '--minify',
+  '--sourcemap',
+  `--define=SVC_BUILD_COMMIT=${JSON.stringify(commit)}`,
+  '--outfile=dist/svc',
+  ...(target ? [`--target=${target}`] : []),
+]
+const build = Bun.spawnSync(args, { cwd: `${import.meta.dir}/..`, stdout: 'inherit', stderr: 'inherit' })
+process.exit(build.exitCode ?? 1)
