@@ -4,9 +4,10 @@
  */
 import type { CliUnit } from '../common/cli.ts'
 import { als } from './als/index.ts'
+import { prs } from './prs/index.ts'
 import { web } from './web/index.ts'
 
-export const httpUnits = { web, als } as const
+export const httpUnits = { web, als, prs } as const
 
 export const cliUnits: Record<string, CliUnit> = {}
 

@@ -1,0 +1,22 @@
+import { Elysia } from 'elysia'
+import type { PrsDeps } from '../deps.ts'
+import { ObservabilityResponse, RecoveryResponse, SecurityResponse, SignoffResponse } from '../model.ts'
+
+export const readinessRoutes = ({ views }: PrsDeps) =>
+  new Elysia({ name: 'prs:readiness', prefix: '/api/v1' })
+    .get('/observability/readiness', () => views.observability(), {
+      response: { 200: ObservabilityResponse },
+      detail: { summary: 'Observability readiness' },
+    })
+    .get('/security/readiness', () => views.security(), {
+      response: { 200: SecurityResponse },
+      detail: { summary: 'Security readiness' },
+    })
+    .get('/recovery/readiness', () => views.recovery(), {
+      response: { 200: RecoveryResponse },
+      detail: { summary: 'Recovery readiness' },
+    })
+    .get('/signoff/readiness', () => views.signoff(), {
+      response: { 200: SignoffResponse },
+      detail: { summary: 'Signoff readiness, in the spec’s read order' },
+    })

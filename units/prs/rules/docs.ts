@@ -1,0 +1,100 @@
+/**
+ * The docs standard and the check of a markdown file against it. Reading files is the caller's
+ * job: these functions take the text, so tests need no file system.
+ */
+import { DOCS_SECTIONS, type DocsSectionKey, type UnitContract } from '../../../common/contract.ts'
+
+/** What a tool brings to admission (the spec's PRS Resources part). */
+export const ADMISSION_DOCS_SECTIONS: DocsSectionKey[] = [
+  'tool_profile',
+  'integrations',
+  'capabilities',
+  'api',
+  'open_source_inventory',
+]
+
+export function headingsOf(markdown: string): string[] {
+  return markdown
+    .split('\n')
+    .filter((l) => /^#{1,6}\s/.test(l))
+    .map((l) => l.replace(/^#+\s*/, '').trim())
+}
+
+export function sectionPresent(headings: string[], section: DocsSectionKey): boolean {
+  const words = DOCS_SECTIONS[section]
+  return headings.some((h) => {
+    const lower = h.toLowerCase()
+    return words.some((w) => lower.includes(w))
+  })
+}
+
+export interface DocsFinding {
+  unit: string
+  entrypoint: string
+  exists: boolean
+  required_sections: DocsSectionKey[]
+  sections_found: DocsSectionKey[]
+  sections_missing: DocsSectionKey[]
+  status: 'ready' | 'incomplete' | 'missing'
+}
+
+/** `read` returns the file's text or null when it does not exist. */
+export function docsFindings(
+  contracts: readonly UnitContract[],
+  read: (path: string) => string | null,
+): DocsFinding[] {
+  return contracts.map((c) => {
+    const text = read(c.docs.entrypoint)
+    const required = c.docs.required_sections as DocsSectionKey[]
+    if (text === null) {
+      return {
+        unit: c.unit,
+        entrypoint: c.docs.entrypoint,
+        exists: false,
+        required_sections: required,
+        sections_found: [],
+        sections_missing: required,
+        status: 'missing' as const,
+      }
+    }
+    const headings = headingsOf(text)
+    const found = required.filter((s) => sectionPresent(headings, s))
+    const missing = required.filter((s) => !found.includes(s))
+    return {
+      unit: c.unit,
+      entrypoint: c.docs.entrypoint,
+      exists: true,
+      required_sections: required,
+      sections_found: found,
+      sections_missing: missing,
+      status: missing.length === 0 ? ('ready' as const) : ('incomplete' as const),
+    }
+  })
+}
+
+export function deriveDocsStandard(contracts: readonly UnitContract[]) {
+  const keys = Object.keys(DOCS_SECTIONS) as DocsSectionKey[]
+  const requiredBy = (k: DocsSectionKey) =>
+    contracts.filter((c) => c.docs.required_sections.includes(k)).map((c) => c.unit)
+  const everyone = keys.filter((k) => requiredBy(k).length === contracts.length)
+  return {
+    sections: keys.map((k) => ({
+      key: k,
+      heading_words: [...DOCS_SECTIONS[k]],
+      required_by: requiredBy(k),
+      mandatory_for_admission: ADMISSION_DOCS_SECTIONS.includes(k),
+    })),
+    required_for_every_unit: everyone,
+    mandatory_for_admission: ADMISSION_DOCS_SECTIONS,
+    rule: 'a section is present when a markdown heading of the file contains one of its heading words',
+  }
+}
+
+/** A repository-relative markdown path that cannot escape the repository. */
+export function safeDocsPath(path: string): string | null {
+  const file = path.split('#')[0] ?? ''
+  if (file === '' || file.startsWith('/') || file.includes('\\') || file.split('/').includes('..'))
+    return null
+  if (!file.endsWith('.md')) return null
+  return file
+}
