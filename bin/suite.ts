@@ -11,9 +11,14 @@ type UnitName = keyof typeof httpUnits
 
 const LOOPBACK = '127.0.0.1'
 
+/** A unit's port in the suite: its default, shifted by SVC_SUITE_PORT_OFFSET (two suites on one host). */
+export function suitePort(name: string, env: Env): number {
+  return (httpUnits[name as UnitName]?.port ?? 0) + Number(env.SVC_SUITE_PORT_OFFSET ?? 0)
+}
+
 /** The peer wiring: which variable of which consumer points at which producer route. */
 export function suiteEnv(names: readonly string[], env: Env): Record<string, Env> {
-  const url = (name: string) => `http://${LOOPBACK}:${httpUnits[name as UnitName]?.port}`
+  const url = (name: string) => `http://${LOOPBACK}:${suitePort(name, env)}`
   const has = (name: string) => names.includes(name)
   const secret = () => randomBytes(24).toString('hex')
   const contactSecret = env.CONTACT_WEBHOOK_SECRET ?? env.ERP_API_SHARED_SECRET ?? secret()
@@ -41,7 +46,13 @@ export function suiteEnv(names: readonly string[], env: Env): Record<string, Env
   }
   const out: Record<string, Env> = {}
   for (const name of names) {
-    out[name] = { ...env, HOST: env.HOST ?? LOOPBACK, ...shared, ...perUnit[name], PORT: undefined }
+    out[name] = {
+      ...env,
+      HOST: env.HOST ?? LOOPBACK,
+      ...shared,
+      ...perUnit[name],
+      PORT: String(suitePort(name, env)),
+    }
   }
   return out
 }
@@ -64,7 +75,7 @@ export async function runSuite(requested: string[], env: Env): Promise<void> {
     Bun.spawn(unitCommand(name), { env: envs[name], stdout: 'inherit', stderr: 'inherit', stdin: 'ignore' }),
   )
   process.stderr.write(
-    `svc suite: ${names.map((n) => `${n} on http://${LOOPBACK}:${httpUnits[n as UnitName].port}`).join(', ')}\n`,
+    `svc suite: ${names.map((n) => `${n} on http://${LOOPBACK}:${suitePort(n, env)}`).join(', ')}\n`,
   )
   let stopping = false
   const stop = (signal: NodeJS.Signals) => {

@@ -7,9 +7,11 @@
  *   svc suite [name…]    run every HTTP unit (or the named ones), wired to each other
  *   svc <cli-unit> …     command-line units and unit subcommands (tel, mem, nds keys …)
  */
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { EXIT_USAGE } from '../common/cli.ts'
 import { ConfigError } from '../common/config.ts'
-import { readUnitConfig, runUnit } from '../common/runtime.ts'
+import { probeFile, readUnitConfig, runUnit } from '../common/runtime.ts'
 import { databasePath, openDatabase } from '../db/sqlite.ts'
 import { cliUnits, httpUnits, unitNames } from '../units/registry.ts'
 import { runSuite } from './suite.ts'
@@ -19,6 +21,7 @@ const USAGE = `usage: svc <command>
   units             list the units with their ports and liveness routes
   migrate <name>    create or migrate a unit's SQLite database, then exit
   suite [name...]   run every HTTP unit (or the named ones), wired to each other
+  probe [name]      exit 0 when the unit running on this data directory answers its liveness route
 ${Object.values(cliUnits)
   .map((u) => `  ${u.usage}`)
   .join('\n')}`
@@ -33,6 +36,26 @@ function httpUnit(name: string | undefined) {
   return name !== undefined && Object.hasOwn(httpUnits, name)
     ? httpUnits[name as keyof typeof httpUnits]
     : undefined
+}
+
+/** Container health check: no curl in slim images, so the executable probes itself. */
+async function probe(name: string | undefined, env: Record<string, string | undefined>): Promise<number> {
+  const dataDir = env.SVC_DATA_DIR ?? './data'
+  // Without a name: the one unit that ran on this data directory (a container's case).
+  const files = readdirSync(dataDir).filter((f) => /^\.svc-.+\.listen\.json$/.test(f))
+  const file = name
+    ? probeFile(dataDir, name)
+    : files.length === 1
+      ? join(dataDir, files[0] ?? '')
+      : undefined
+  if (!file) return usage('probe: name the unit (several ran on this data directory)')
+  try {
+    const { port, liveness } = JSON.parse(readFileSync(file, 'utf8'))
+    const res = await fetch(`http://127.0.0.1:${port}${liveness}`, { signal: AbortSignal.timeout(3000) })
+    return res.status === 200 ? 0 : 1
+  } catch {
+    return 1
+  }
 }
 
 async function main(argv: string[]): Promise<number | undefined> {
@@ -74,6 +97,8 @@ async function main(argv: string[]): Promise<number | undefined> {
         return EXIT_USAGE
       }
     }
+    case 'probe':
+      return probe(rest[0], env)
     case 'suite':
       await runSuite(rest, env)
       return undefined

@@ -1,3 +1,5 @@
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { Type as T, type TObject, type TProperties } from '@sinclair/typebox'
 import { type AnyElysia, Elysia } from 'elysia'
 import { databasePath, type OpenDb, openDatabase } from '../db/sqlite.ts'
@@ -88,6 +90,21 @@ export function bootUnit<P extends TProperties>(
   }
 }
 
+/** Where `svc probe` finds a running unit's port and liveness route. */
+export const probeFile = (dataDir: string, unit: string) => join(dataDir, `.svc-${unit}.listen.json`)
+
+function writeProbeFile(
+  dataDir: string,
+  probe: { unit: string; port: number | undefined; liveness: string },
+) {
+  try {
+    mkdirSync(dataDir, { recursive: true })
+    writeFileSync(probeFile(dataDir, probe.unit), JSON.stringify(probe))
+  } catch {
+    // the probe file is a convenience for container health checks, never a reason to fail
+  }
+}
+
 /** Headroom over the unit's own limit, so the envelope answer (413) comes from the app, not Bun. */
 const SERVER_BODY_HEADROOM = 2
 
@@ -111,6 +128,7 @@ export async function runUnit<P extends TProperties>(unit: HttpUnit<P>, env: Env
     maxRequestBodySize: config.SVC_MAX_BODY_BYTES * SERVER_BODY_HEADROOM,
   })
   const port = app.server?.port
+  writeProbeFile(config.SVC_DATA_DIR, { unit: unit.name, port, liveness: unit.liveness })
   for (const task of booted.background) task.start()
   ctx.log.info({ port, host: config.HOST, env: config.SVC_ENV, database: booted.database.path }, 'listening')
 

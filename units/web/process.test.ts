@@ -20,6 +20,10 @@ test('`bun run unit web` serves, persists an intake, logs JSON lines, and drains
   })
   expect(res.status).toBe(200)
   expect(res.headers.get('x-request-id')).toBe('proc-test-1')
+  const probe = Bun.spawnSync([process.execPath, 'bin/svc.ts', 'probe'], {
+    env: { ...process.env, SVC_DATA_DIR: dir },
+  })
+  expect(probe.exitCode).toBe(0)
   expect(await unit.stop('SIGTERM')).toBe(0)
   const lines = (await unit.output())
     .split('\n')
