@@ -1,6 +1,6 @@
 import { Counter, Gauge, type Registry } from '../../common/metrics.ts'
 import { SERVICE_MODES } from './rules/modes.ts'
-import { PROPOSAL_STATES } from './rules/states.ts'
+import { PROPOSAL_STATES, RUN_STATES } from './rules/states.ts'
 import type { AlsCounters } from './service/deps.ts'
 import type { StatusSnapshot } from './service/status.ts'
 
@@ -63,7 +63,12 @@ export function createAlsMetrics(registry: Registry): AlsMetrics {
     help: '1 when the SQLite store answers, else 0.',
     registers,
   })
-  const runs = new Gauge({ name: 'svc_als_runs_stored', help: 'Runs stored.', registers })
+  const runs = new Gauge({
+    name: 'svc_als_runs',
+    help: 'Stored runs, by state.',
+    labelNames: ['state'] as const,
+    registers,
+  })
   const proposals = new Gauge({
     name: 'svc_als_proposals',
     help: 'Stored proposals, by state.',
@@ -71,8 +76,9 @@ export function createAlsMetrics(registry: Registry): AlsMetrics {
     registers,
   })
   const budget = new Gauge({
-    name: 'svc_als_replay_budget_remaining',
-    help: 'Replays left in the rolling hour.',
+    name: 'svc_als_replay_budget',
+    help: 'Replay budget of the rolling hour: limit, used and remaining.',
+    labelNames: ['kind'] as const,
     registers,
   })
   const queue = new Gauge({
@@ -103,15 +109,19 @@ export function createAlsMetrics(registry: Registry): AlsMetrics {
   return {
     counters,
     observe(snap) {
-      const { runsStored, proposalsByState: byState } = snap
+      const { runsByState, proposalsByState: byState } = snap
       for (const m of SERVICE_MODES) mode.set({ mode: m }, m === snap.mode ? 1 : 0)
       persistence.set(snap.persistenceReady ? 1 : 0)
       familiesFresh.set(snap.families.state === 'fresh' ? 1 : 0)
       const q = snap.queue
-      // Unknown while persistence is down: leave those series out rather than report zeros.
+      // Unknown while persistence is down: those series are left out rather than reported as zeros.
       for (const g of [runs, budget, proposals, queue]) g.reset()
-      if (runsStored !== null) runs.set(runsStored)
-      if (q.replay_budget_remaining !== null) budget.set(q.replay_budget_remaining)
+      if (runsByState) for (const s of RUN_STATES) runs.set({ state: s }, runsByState[s] ?? 0)
+      if (q.replay_budget_remaining !== null && q.replays_last_hour !== null) {
+        budget.set({ kind: 'limit' }, q.replay_budget)
+        budget.set({ kind: 'used' }, q.replays_last_hour)
+        budget.set({ kind: 'remaining' }, q.replay_budget_remaining)
+      }
       if (byState) for (const s of PROPOSAL_STATES) proposals.set({ state: s }, byState[s] ?? 0)
       const depths = {
         runs_awaiting_proposal: q.runs_awaiting_proposal,

@@ -3,7 +3,7 @@ import { and, asc, count, eq, gte, ne, sql } from 'drizzle-orm'
 import { AppError, unavailable } from '../../common/errors.ts'
 import type { Db } from '../../db/sqlite.ts'
 import type { RuntimeState } from './rules/promotion.ts'
-import type { ProposalState } from './rules/states.ts'
+import type { ProposalState, RunState } from './rules/states.ts'
 import { idempotency, proposals, replays, runs, runtimeTargets, transitions } from './tables.ts'
 
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
@@ -139,10 +139,10 @@ export const countProposalsByState = (q: Q): Partial<Record<ProposalState, numbe
   return Object.fromEntries(rows.map((r) => [r.state, r.n]))
 }
 
-export const countRunsAwaitingProposal = (q: Q): number =>
-  q.select({ n: count() }).from(runs).where(eq(runs.state, 'signal_emitted')).get()?.n ?? 0
-
-export const countRuns = (q: Q): number => q.select({ n: count() }).from(runs).get()?.n ?? 0
+export const countRunsByState = (q: Q): Partial<Record<RunState, number>> => {
+  const rows = q.select({ state: runs.state, n: count() }).from(runs).groupBy(runs.state).all()
+  return Object.fromEntries(rows.map((r) => [r.state, r.n]))
+}
 
 // ---- transitions and runtime targets ----
 

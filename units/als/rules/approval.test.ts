@@ -20,7 +20,7 @@ describe('evaluateApproval (fails closed)', () => {
     })
   })
 
-  test.each([
+  const cases: [string, Approval | undefined, string][] = [
     ['missing', undefined, 'approval_missing'],
     ['another proposal', { ...approved, proposal_ref: 'p-2' }, 'approval_mismatch'],
     ['stale', { ...approved, stale: true }, 'approval_stale'],
@@ -28,10 +28,11 @@ describe('evaluateApproval (fails closed)', () => {
     ['pending', { ...approved, decision: 'pending' as const }, 'approval_pending'],
     ['no human approval', { ...approved, human_approved: false }, 'approval_incomplete'],
     ['no policy approval', { ...approved, policy_approved: false }, 'approval_incomplete'],
-  ])('%s is refused', (_name, approval, code) => {
+  ]
+  test.each(cases)('%s is refused', (_name, approval, code) => {
     const r = evaluateApproval('p-1', approval)
     expect(r.ok).toBe(false)
-    if (!r.ok) expect(r.code).toBe(code)
+    expect(r.ok ? null : (r.code as string)).toBe(code)
   })
 
   test('a mismatch wins over staleness; staleness over the decision', () => {

@@ -7,7 +7,7 @@ import { effectiveMode, SERVICE_MODES, type ServiceMode } from '../rules/modes.t
 import { BLOCKED_COMBINATIONS, RISK_CLASSES, TARGET_TYPES, WEIGHT_TRAINING } from '../rules/promotion.ts'
 import { PROPOSAL_STATES, RUN_STATES, TERMINAL_STATES, TRANSITIONS } from '../rules/states.ts'
 import { REPLAY_VERDICTS } from '../rules/thresholds.ts'
-import { countProposalsByState, countReplaysSince, countRuns, countRunsAwaitingProposal } from '../store.ts'
+import { countProposalsByState, countReplaysSince, countRunsByState } from '../store.ts'
 import { type AlsDeps, iso, REPLAY_BUDGET_WINDOW_MS } from './deps.ts'
 
 export interface StatusSnapshot {
@@ -16,7 +16,7 @@ export interface StatusSnapshot {
   families: FamilySnapshot
   queue: Static<typeof QueueDepth>
   /** Null while persistence is down. */
-  runsStored: number | null
+  runsByState: Record<string, number> | null
   proposalsByState: Record<string, number> | null
   budgetExhausted: boolean
   queueFull: boolean
@@ -41,18 +41,19 @@ export function statusSnapshot(deps: AlsDeps): StatusSnapshot {
     replay_budget_remaining: null,
     high_water: s.queueHighWater,
   }
-  let runsStored: number | null = null
+  let runsByState: Record<string, number> | null = null
   let proposalsByState: Record<string, number> | null = null
   if (persistenceReady) {
     try {
       queue = deps.persistence.read((q) => {
         const byState = countProposalsByState(q)
         const replays = countReplaysSince(q, iso(deps.now() - REPLAY_BUDGET_WINDOW_MS))
-        runsStored = countRuns(q)
+        const runs = countRunsByState(q)
+        runsByState = runs
         proposalsByState = byState
         return {
           ...queue,
-          runs_awaiting_proposal: countRunsAwaitingProposal(q),
+          runs_awaiting_proposal: runs.signal_emitted ?? 0,
           proposals_awaiting_approval: byState.proposed ?? 0,
           proposals_awaiting_activation: byState.approved ?? 0,
           proposals_activated: byState.activated ?? 0,
@@ -71,7 +72,7 @@ export function statusSnapshot(deps: AlsDeps): StatusSnapshot {
     mode: effectiveMode(s.serviceMode, persistenceReady),
     families: deps.families.snapshot(),
     queue,
-    runsStored,
+    runsByState,
     proposalsByState,
     budgetExhausted,
     queueFull,
