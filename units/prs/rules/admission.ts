@@ -266,7 +266,11 @@ export function stepMatrix(input: AdmissionInputValue, deps: AdmissionDeps): Ste
   const self = registered?.unit
   const cells = new Map(matrix.cells.map((c) => [c.family, c]))
   const externals = new Set(matrix.external_families.map((e) => e.family))
+  const declaredExternal = new Set(
+    (registered?.consumes ?? []).filter((x) => x.source === 'external').map((x) => x.family),
+  )
   for (const f of input.consumer_families) {
+    if (declaredExternal.has(f)) continue
     const cell = cells.get(f)
     const producers = (cell?.producers ?? []).filter((p) => p !== self)
     if (producers.length === 0 && !input.producer_families.includes(f)) {
