@@ -5,9 +5,10 @@
 import type { CliUnit } from '../common/cli.ts'
 import { als } from './als/index.ts'
 import { prs } from './prs/index.ts'
+import { rms } from './rms/index.ts'
 import { web } from './web/index.ts'
 
-export const httpUnits = { web, als, prs } as const
+export const httpUnits = { web, als, prs, rms } as const
 
 export const cliUnits: Record<string, CliUnit> = {}
 

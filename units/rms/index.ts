@@ -1,0 +1,298 @@
+import { join } from 'node:path'
+import { Type as T } from '@sinclair/typebox'
+import { Elysia, t } from 'elysia'
+import { urlString } from '../../common/config.ts'
+import { Gauge, PROMETHEUS_CONTENT_TYPE } from '../../common/metrics.ts'
+import { defineUnit } from '../../common/unit.ts'
+import { migrations } from '../../db/migrations/rms/index.ts'
+import { databaseReady } from '../../db/sqlite.ts'
+import { authorityPlugin, createAuthority, parseLocalTokens } from './authority.ts'
+import { createControlAgent } from './control.ts'
+import { RMS_PORT, shippedManifest } from './manifest.ts'
+import { auditRoutes } from './routes/audit.ts'
+import { controlRoutes } from './routes/control.ts'
+import { executionRoutes } from './routes/execution.ts'
+import { federationRoutes } from './routes/federation.ts'
+import { persistentRoutes } from './routes/persistent.ts'
+import { policyRoutes } from './routes/policies.ts'
+import { READ_ERRORS, runtimeRoutes } from './routes/runtime.ts'
+import { setupRoutes } from './routes/setup.ts'
+import { statusRoutes } from './routes/status.ts'
+import { SEVERITIES } from './rules/drift.ts'
+import { createRuntime, seedHostDir } from './runtime.ts'
+import * as store from './store.ts'
+
+/** The spec's cadence floor: reconcile and watchdog never run more often than once a minute. */
+export const MIN_CADENCE_S = 60
+
+const seconds = (min: number, max: number, dflt: number, what: string) =>
+  T.Integer({ minimum: min, maximum: max, default: dflt, description: `${what}: seconds ${min}-${max}` })
+
+const env = {
+  SVC_CONTEXT_BASE_URL: T.Optional(urlString('the projection layer base URL')),
+  SVC_CONTEXT_AUTH_TOKEN: T.Optional(
+    T.String({ minLength: 1, description: 'bearer token for the projection layer' }),
+  ),
+  RMS_LOCAL_TOKENS: T.Optional(
+    T.String({
+      minLength: 1,
+      description: 'token:subject:r|rw entries, comma separated (used when SVC_CONTEXT_BASE_URL is unset)',
+    }),
+  ),
+  RMS_RUNTIME_HOST_DIR: T.Optional(T.String({ minLength: 1, description: 'the runtime host directory' })),
+  RMS_AUTHORITY_CACHE_TTL_S: seconds(
+    1,
+    3600,
+    60,
+    'bounded age of cached token resolutions and the tool-policy projection',
+  ),
+  RMS_AUTHORITY_DEGRADED_MAX_AGE_S: seconds(
+    0,
+    86_400,
+    900,
+    'how long a cached resolution may serve degraded reads',
+  ),
+  RMS_AUTHORITY_TIMEOUT_MS: T.Integer({
+    minimum: 100,
+    maximum: 30_000,
+    default: 2000,
+    description: 'milliseconds 100-30000',
+  }),
+  RMS_RECONCILE_INTERVAL_S: seconds(MIN_CADENCE_S, 86_400, 120, 'reconcile cadence (never below 60)'),
+  RMS_LEASE_DURATION_S: seconds(MIN_CADENCE_S, 86_400, 360, 'reconcile lease duration (above the interval)'),
+  RMS_WATCHDOG_INTERVAL_S: seconds(MIN_CADENCE_S, 86_400, 60, 'watchdog cadence (never below 60)'),
+  RMS_WATCHDOG_STALL_S: seconds(10, 86_400, 120, 'a reconcile running longer than this is stalled'),
+  RMS_APPROVAL_TTL_S: seconds(60, 2_592_000, 86_400, 'default validity of an execution approval'),
+  RMS_EVENT_SINK_URL: T.Optional(urlString('where the outbox delivers audit events')),
+  RMS_EVENT_SINK_TOKEN: T.Optional(
+    T.String({ minLength: 1, description: 'bearer token for the event sink' }),
+  ),
+  RMS_CONTROL_AGENT_ENABLED: T.Boolean({
+    default: true,
+    description: 'true or false: run the reconcile loop',
+  }),
+}
+
+export const rms = defineUnit({
+  kind: 'http',
+  name: 'rms',
+  title: 'runtime management service',
+  description:
+    'Manages an agent runtime host (inventory, topology, drift, patches), runs a control agent, and publishes the federation, policy and voice read contracts. Authority is projected, never local.',
+  port: RMS_PORT,
+  liveness: '/health',
+  env,
+  migrations,
+  validate(c) {
+    const problems = parseLocalTokens(c.RMS_LOCAL_TOKENS).problems
+    if (c.RMS_LEASE_DURATION_S <= c.RMS_RECONCILE_INTERVAL_S) {
+      problems.push(
+        'RMS_LEASE_DURATION_S: must be longer than RMS_RECONCILE_INTERVAL_S so the holder renews before expiry',
+      )
+    }
+    if (c.SVC_CONTEXT_AUTH_TOKEN && !c.SVC_CONTEXT_BASE_URL) {
+      problems.push('SVC_CONTEXT_AUTH_TOKEN: set only together with SVC_CONTEXT_BASE_URL')
+    }
+    if (c.SVC_ENV === 'production' && c.RMS_LOCAL_TOKENS && /:(rw|w)(,|$)/.test(c.RMS_LOCAL_TOKENS)) {
+      problems.push(
+        'RMS_LOCAL_TOKENS: write tokens are not allowed in production (local tokens serve degraded reads only)',
+      )
+    }
+    return problems
+  },
+  build(ctx) {
+    const c = ctx.config
+    const production = c.SVC_ENV === 'production'
+    const hostDir = c.RMS_RUNTIME_HOST_DIR ?? join(c.SVC_DATA_DIR, 'runtime-host')
+    const seeded = c.RMS_RUNTIME_HOST_DIR ? false : seedHostDir(hostDir)
+    const ephemeral = c.DATABASE_URL === ':memory:'
+    const sinkConfigured = Boolean(c.RMS_EVENT_SINK_URL)
+    const registry = ctx.metrics.registry
+
+    const authority = createAuthority({
+      baseUrl: c.SVC_CONTEXT_BASE_URL?.replace(/\/+$/, ''),
+      authToken: c.SVC_CONTEXT_AUTH_TOKEN,
+      production,
+      localTokens: parseLocalTokens(c.RMS_LOCAL_TOKENS).tokens,
+      cacheTtlS: c.RMS_AUTHORITY_CACHE_TTL_S,
+      degradedMaxAgeS: c.RMS_AUTHORITY_DEGRADED_MAX_AGE_S,
+      timeoutMs: c.RMS_AUTHORITY_TIMEOUT_MS,
+      registry,
+    })
+    const auth = authorityPlugin(authority)
+    const runtime = createRuntime({ db: ctx.db, hostDir, sinkConfigured })
+    const adopted = runtime.adoptIfEmpty()
+    if (adopted > 0)
+      ctx.log.info({ resources: adopted, host_dir: hostDir }, 'desired state adopted from the runtime host')
+    const control = createControlAgent({
+      db: ctx.db,
+      log: ctx.log,
+      registry,
+      runtime,
+      authority,
+      intervalS: c.RMS_RECONCILE_INTERVAL_S,
+      leaseDurationS: c.RMS_LEASE_DURATION_S,
+      stallAfterS: c.RMS_WATCHDOG_STALL_S,
+      watchdogIntervalS: c.RMS_WATCHDOG_INTERVAL_S,
+      sink: c.RMS_EVENT_SINK_URL
+        ? { url: c.RMS_EVENT_SINK_URL, token: c.RMS_EVENT_SINK_TOKEN, timeoutMs: c.RMS_AUTHORITY_TIMEOUT_MS }
+        : undefined,
+    })
+    registerGauges(ctx, runtime, ephemeral)
+
+    const manifest = shippedManifest()
+    const routes = new Elysia({ name: 'rms:routes' })
+      .use(
+        statusRoutes({
+          sqlite: ctx.sqlite,
+          version: ctx.version,
+          migrationHead: migrations[migrations.length - 1]?.tag ?? 'none',
+          ephemeral,
+          seeded,
+          authority,
+          runtime,
+          control,
+          manifest,
+        }),
+      )
+      .use(runtimeRoutes({ db: ctx.db, auth, runtime, ephemeral }))
+      .use(setupRoutes({ db: ctx.db, auth, runtime }))
+      .use(federationRoutes({ auth, runtime }))
+      .use(auditRoutes({ db: ctx.db, auth }))
+      .use(
+        controlRoutes({
+          db: ctx.db,
+          auth,
+          control,
+          runtime,
+          intervalS: c.RMS_RECONCILE_INTERVAL_S,
+          minimumIntervalS: MIN_CADENCE_S,
+          leaseDurationS: c.RMS_LEASE_DURATION_S,
+          stallAfterS: c.RMS_WATCHDOG_STALL_S,
+          watchdogIntervalS: c.RMS_WATCHDOG_INTERVAL_S,
+        }),
+      )
+      .use(persistentRoutes({ db: ctx.db, auth, runtime, sinkConfigured }))
+      .use(policyRoutes({ auth, authority, runtime }))
+      .use(executionRoutes({ db: ctx.db, auth, approvalTtlS: c.RMS_APPROVAL_TTL_S, sinkConfigured }))
+      .use(
+        new Elysia({ name: 'rms:metrics' }).use(auth).get(
+          '/metrics',
+          async () =>
+            new Response(await registry.metrics(), {
+              headers: { 'content-type': PROMETHEUS_CONTENT_TYPE },
+            }),
+          {
+            access: 'read',
+            response: {
+              200: t.String({ description: 'Prometheus text exposition format 0.0.4' }),
+              ...READ_ERRORS,
+            },
+            detail: { summary: 'Prometheus metrics (authenticated)' },
+          },
+        ),
+      )
+    return { routes, background: c.RMS_CONTROL_AGENT_ENABLED ? [control.task] : [] }
+  },
+})
+
+/** Service, persistence, runtime, drift, outbox and persistent-governance gauges, computed at scrape. */
+function registerGauges(
+  ctx: Parameters<(typeof rms)['build']>[0],
+  runtime: ReturnType<typeof createRuntime>,
+  ephemeral: boolean,
+) {
+  const registers = [ctx.metrics.registry]
+  const db = ctx.db
+  const safe = (f: () => void) => {
+    try {
+      f()
+    } catch {
+      // a scrape must never fail because one signal could not be read
+    }
+  }
+  new Gauge({
+    name: 'svc_service_info',
+    help: 'Always 1; labels carry the running version.',
+    labelNames: ['version'] as const,
+    registers,
+    collect() {
+      this.set({ version: ctx.version }, 1)
+    },
+  })
+  new Gauge({
+    name: 'svc_persistence_ready',
+    help: '1 when the SQLite database answers.',
+    labelNames: ['mode'] as const,
+    registers,
+    collect() {
+      this.set({ mode: ephemeral ? 'ephemeral' : 'durable' }, databaseReady(ctx.sqlite) ? 1 : 0)
+    },
+  })
+  new Gauge({
+    name: 'svc_rms_runtime_host_readable',
+    help: '1 when the runtime host directory can be read.',
+    registers,
+    collect() {
+      this.set(runtime.snapshot().readable ? 1 : 0)
+    },
+  })
+  new Gauge({
+    name: 'svc_rms_runtime_agents',
+    help: 'Agents on the runtime host, by lifecycle state.',
+    labelNames: ['lifecycle_state'] as const,
+    registers,
+    collect() {
+      this.reset()
+      safe(() => {
+        for (const a of runtime.catalog().agents) this.inc({ lifecycle_state: a.lifecycle_state })
+      })
+    },
+  })
+  new Gauge({
+    name: 'svc_rms_drift_items',
+    help: 'Drift between desired state and runtime host, by severity.',
+    labelNames: ['severity'] as const,
+    registers,
+    collect() {
+      safe(() => {
+        const d = runtime.drift().summary
+        for (const s of SEVERITIES) this.set({ severity: s }, d.counts[s])
+      })
+    },
+  })
+  new Gauge({
+    name: 'svc_rms_outbox_events',
+    help: 'Audit events in the outbox, by state.',
+    labelNames: ['state'] as const,
+    registers,
+    collect() {
+      safe(() => {
+        const o = store.outboxCounts(db)
+        this.set({ state: 'pending' }, o.pending)
+        this.set({ state: 'delivered' }, o.delivered)
+      })
+    },
+  })
+  new Gauge({
+    name: 'svc_rms_persistent_agents',
+    help: 'Persistent agents declared on the runtime host.',
+    registers,
+    collect() {
+      safe(() => this.set(runtime.catalog().agents.filter((a) => a.persistent).length))
+    },
+  })
+  new Gauge({
+    name: 'svc_rms_learning_proposals',
+    help: 'Learning proposals, by state.',
+    labelNames: ['state'] as const,
+    registers,
+    collect() {
+      safe(() => {
+        const counts = new Map(store.proposalCounts(db).map((r) => [r.state, r.n]))
+        for (const s of ['pending_review', 'approved', 'rejected'])
+          this.set({ state: s }, counts.get(s as never) ?? 0)
+      })
+    },
+  })
+}

@@ -1,0 +1,140 @@
+import { Elysia, t } from 'elysia'
+import { AppError, notFound, unprocessable } from '../../../common/errors.ts'
+import { newId, nowIso } from '../../../common/time.ts'
+import type { Db } from '../../../db/sqlite.ts'
+import { type AuthorityPlugin, mark } from '../authority.ts'
+import { Approval, ApprovalRecordRequest, Approvals, LimitQuery } from '../model.ts'
+import * as store from '../store.ts'
+import { READ_ERRORS, WRITE_ERRORS } from './runtime.ts'
+
+export interface ExecutionDeps {
+  db: Db
+  auth: AuthorityPlugin
+  approvalTtlS: number
+  sinkConfigured: boolean
+}
+
+export function approvalView(r: store.ApprovalRow, now = Date.now()) {
+  return {
+    approval_id: r.approvalId,
+    proposal_ref: r.proposalRef,
+    decision: r.decision,
+    policy_approved: r.policyApproved,
+    human_approved: r.humanApproved,
+    decided_at: r.decidedAt,
+    stale: Date.parse(r.expiresAt) <= now,
+    decided_by: r.decidedBy,
+    recorded_at: r.recordedAt,
+    expires_at: r.expiresAt,
+  }
+}
+
+/**
+ * The ALS approval lane (CONTRACTS.md §4): approvals recorded here, read by ALS's approve-check.
+ * A decided approval (approved or rejected) is final; a pending one may be decided once.
+ */
+export const executionRoutes = (deps: ExecutionDeps) =>
+  new Elysia({ name: 'rms:execution' })
+    .use(deps.auth)
+    .guard({ access: 'read' }, (app) =>
+      app
+        .get(
+          '/api/v1/execution/approvals',
+          ({ authority, query }) => {
+            const items = store.listApprovals(deps.db, query.limit ?? 100).map((r) => approvalView(r))
+            return { items, count: items.length, ...mark(authority) }
+          },
+          {
+            query: LimitQuery,
+            response: { 200: Approvals, ...READ_ERRORS },
+            detail: { summary: 'Recorded execution approvals' },
+          },
+        )
+        .get(
+          '/api/v1/execution/approvals/:approval_id',
+          ({ authority, params }) => {
+            const r = store.findApproval(deps.db, params.approval_id)
+            if (!r) throw notFound('approval_not_found', 'No approval has this id.')
+            return { ...approvalView(r), ...mark(authority) }
+          },
+          {
+            params: t.Object({ approval_id: t.String({ minLength: 1, maxLength: 128 }) }),
+            response: { 200: Approval, ...READ_ERRORS },
+            detail: { summary: 'One approval (the ALS approval lane)' },
+          },
+        ),
+    )
+    .guard({ access: 'write' }, (app) =>
+      app.post(
+        '/api/v1/execution/approvals',
+        ({ authority, body, set }) => {
+          if (body.decision === 'approved' && !body.policy_approved) {
+            throw unprocessable(
+              'policy_approval_required',
+              'An approved decision needs policy_approved true.',
+            )
+          }
+          if (body.decision !== 'approved' && body.human_approved && body.policy_approved) {
+            throw unprocessable(
+              'inconsistent_decision',
+              'Both approvals are set but the decision is not approved.',
+            )
+          }
+          const approvalId = body.approval_id ?? newId()
+          const now = nowIso()
+          let created = false
+          deps.db.transaction(
+            (tx) => {
+              const existing = store.findApproval(tx, approvalId)
+              if (existing && existing.decision !== 'pending') {
+                throw new AppError(
+                  409,
+                  'approval_decided',
+                  `The approval is already ${existing.decision}; decisions are final.`,
+                )
+              }
+              if (existing && existing.proposalRef !== body.proposal_ref) {
+                throw new AppError(409, 'proposal_ref_mismatch', 'The approval belongs to another proposal.')
+              }
+              created = !existing
+              store.saveApproval(tx, {
+                approvalId,
+                proposalRef: body.proposal_ref,
+                decision: body.decision,
+                policyApproved: body.policy_approved,
+                humanApproved: body.human_approved,
+                decidedAt: body.decision === 'pending' ? null : now,
+                decidedBy: authority.subject,
+                recordedAt: now,
+                expiresAt: new Date(
+                  Date.now() + (body.valid_for_s ?? deps.approvalTtlS) * 1000,
+                ).toISOString(),
+              })
+              store.audit(
+                tx,
+                {
+                  kind: 'execution_approval.recorded',
+                  actor: authority.subject,
+                  authoritySource: authority.authority_source,
+                  resourceKind: 'execution_approval',
+                  resourceId: approvalId,
+                  outcome: 'recorded',
+                  details: { proposal_ref: body.proposal_ref, decision: body.decision },
+                },
+                deps.sinkConfigured,
+              )
+            },
+            { behavior: 'immediate' },
+          )
+          set.status = created ? 201 : 200
+          return { ...approvalView(store.findApproval(deps.db, approvalId)!), ...mark(authority) }
+        },
+        {
+          body: ApprovalRecordRequest,
+          response: { 200: Approval, 201: Approval, ...WRITE_ERRORS },
+          detail: {
+            summary: 'Record an execution approval (pending may be decided once; decisions are final)',
+          },
+        },
+      ),
+    )

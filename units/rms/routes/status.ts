@@ -1,0 +1,151 @@
+import type { Database } from 'bun:sqlite'
+import { Elysia, type Static } from 'elysia'
+import { nowIso } from '../../../common/time.ts'
+import { buildCommit } from '../../../common/version.ts'
+import { databaseReady } from '../../../db/sqlite.ts'
+import type { AuthorityService } from '../authority.ts'
+import type { ControlAgent } from '../control.ts'
+import { Health, Manifest, Ready, Version } from '../model.ts'
+import type { RuntimeService } from '../runtime.ts'
+
+export interface StatusDeps {
+  sqlite: Database
+  version: string
+  migrationHead: string
+  ephemeral: boolean
+  seeded: boolean
+  authority: AuthorityService
+  runtime: RuntimeService
+  control: ControlAgent
+  manifest: ReturnType<typeof import('../manifest.ts').shippedManifest>
+}
+
+export const CAPABILITY_KEYS = [
+  'classification',
+  'domain_setup',
+  'runtime_inventory',
+  'topology',
+  'drift',
+  'runtime_host_patch',
+  'audit',
+  'rollouts',
+  'control_agent',
+  'agent_federation',
+  'persistent_agents',
+  'learning_proposals',
+  'tool_policies',
+  'voice',
+  'execution_approvals',
+]
+
+/** The open self-description routes (spec Authentication §1). */
+export const statusRoutes = (deps: StatusDeps) => {
+  const version = () => ({
+    service: 'rms' as const,
+    version: deps.version,
+    api_version: 'v1' as const,
+    api_anchor: '/api/v1' as const,
+    commit: buildCommit(),
+    image_tag: `sha-${buildCommit().slice(0, 12)}`,
+    branch_tag: 'main' as const,
+    migration_head: deps.migrationHead,
+    manifest: { path: '/platform-manifest.json', manifest_version: deps.manifest.manifest_version },
+    version_sources: ['package.json', '/platform-manifest.json', 'db/migrations/rms'],
+  })
+  return new Elysia({ name: 'rms:status' })
+    .get(
+      '/health',
+      () => ({ status: 'ok' as const, service: 'rms' as const, version: deps.version, checked_at: nowIso() }),
+      {
+        response: { 200: Health },
+        detail: { summary: 'Liveness' },
+      },
+    )
+    .get(
+      '/ready',
+      async ({ set }) => {
+        const authority = deps.authority.status()
+        // Keep the held projection fresh so /ready reports what the agent lane would see.
+        if (authority.projection_layer_configured && authority.tool_policy_projection.state !== 'current') {
+          await deps.authority.refreshProjection()
+        }
+        const a = deps.authority.status()
+        const db = databaseReady(deps.sqlite)
+        const host = deps.runtime.snapshot()
+        const watchdog = deps.control.watchdog()
+        const warnings: string[] = []
+        let degraded = a.degraded
+        if (!a.projection_layer_configured) {
+          warnings.push(
+            a.degraded
+              ? 'SVC_CONTEXT_BASE_URL is not set: reads are degraded (local tokens only) and writes fail closed'
+              : 'SVC_CONTEXT_BASE_URL is not set: authority comes from RMS_LOCAL_TOKENS (authority_source local)',
+          )
+        } else if (a.projection_layer_reachable === false) {
+          warnings.push(
+            'the projection layer is unreachable: reads are degraded, writes and control fail closed',
+          )
+        }
+        if (a.projection_layer_configured && a.tool_policy_projection.state !== 'current') {
+          warnings.push(
+            `tool-policy projection is ${a.tool_policy_projection.state}: the agent lane fails closed`,
+          )
+        }
+        if (!host.readable)
+          warnings.push(
+            `runtime host unreadable (${host.error}): federation reads fall back to the desired state`,
+          )
+        if (host.invalid.length > 0) {
+          warnings.push(`${host.invalid.length} runtime host file(s) do not validate`)
+          degraded = true
+        }
+        if (watchdog.state === 'stalled' || watchdog.state === 'overdue') {
+          warnings.push(`control-agent watchdog: ${watchdog.detail}`)
+          degraded = true
+        }
+        if (deps.ephemeral) warnings.push('the database is in memory: desired state is lost on restart')
+        const status = !db || !host.readable ? 'not_ready' : degraded ? 'degraded' : 'ready'
+        if (status === 'not_ready') set.status = 503
+        return {
+          status: status as 'ready' | 'degraded' | 'not_ready',
+          service: 'rms' as const,
+          checked_at: nowIso(),
+          warnings,
+          capability_keys: CAPABILITY_KEYS,
+          self_description: {
+            health: '/health',
+            version: '/version',
+            manifest: '/platform-manifest.json',
+            openapi: '/openapi.json',
+          },
+          authority: a,
+          persistence: {
+            database: db,
+            mode: deps.ephemeral ? ('ephemeral' as const) : ('durable' as const),
+            migration_head: deps.migrationHead,
+          },
+          runtime_host: {
+            dir: host.dir,
+            readable: host.readable,
+            error: host.error,
+            seeded_from_example: deps.seeded,
+          },
+          control_agent: {
+            loop_running: deps.control.loopRunning(),
+            holds_lease: deps.control.holdsLease(),
+            watchdog: watchdog.state,
+          },
+        } satisfies Static<typeof Ready>
+      },
+      { response: Ready, detail: { summary: 'Readiness, authority source and version, warnings' } },
+    )
+    .get('/version', version, { response: { 200: Version }, detail: { summary: 'Canonical version' } })
+    .get('/api/v1/version', version, {
+      response: { 200: Version },
+      detail: { summary: 'Version (versioned path)' },
+    })
+    .get('/platform-manifest.json', () => deps.manifest, {
+      response: { 200: Manifest },
+      detail: { summary: 'Shipped platform manifest' },
+    })
+}
