@@ -2,18 +2,19 @@ import { Elysia, t } from 'elysia'
 import { ErrorEnvelope, notFound } from '../../../common/errors.ts'
 import type { PrsDeps } from '../deps.ts'
 import { ProfilesResponse, SliceResponse, SlicesResponse, VoiceContractsResponse } from '../model.ts'
+import { jsonView } from './json.ts'
 
 export const combinationRoutes = ({ views }: PrsDeps) =>
   new Elysia({ name: 'prs:combinations', prefix: '/api/v1' })
-    .get('/voice/contracts/events', () => views.voice(), {
+    .get('/voice/contracts/events', jsonView(VoiceContractsResponse, views.voice), {
       response: { 200: VoiceContractsResponse },
       detail: { summary: 'Voice event contracts' },
     })
-    .get('/combinations/profiles', () => views.profiles(), {
+    .get('/combinations/profiles', jsonView(ProfilesResponse, views.profiles), {
       response: { 200: ProfilesResponse },
       detail: { summary: 'Combination profiles' },
     })
-    .get('/combinations/optional-slices', () => views.slices(), {
+    .get('/combinations/optional-slices', jsonView(SlicesResponse, views.slices), {
       response: { 200: SlicesResponse },
       detail: { summary: 'Optional slices' },
     })

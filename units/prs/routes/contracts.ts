@@ -11,29 +11,30 @@ import {
   MatrixResponse,
   RegistryResponse,
 } from '../model.ts'
+import { jsonView } from './json.ts'
 
 export const contractRoutes = (deps: PrsDeps) => {
   const { views } = deps
   return new Elysia({ name: 'prs:contracts', prefix: '/api/v1/contracts' })
-    .get('/registry', () => views.registry(), {
+    .get('/registry', jsonView(RegistryResponse, views.registry), {
       response: { 200: RegistryResponse },
       detail: { summary: 'Contract registry derived from the units’ contract files' },
     })
-    .get('/matrix', () => views.matrix(), {
+    .get('/matrix', jsonView(MatrixResponse, views.matrix), {
       response: { 200: MatrixResponse },
       detail: {
         summary: 'Producer x consumer family matrix (producer_families, consumer_families, version)',
       },
     })
-    .get('/drift', () => views.driftView(), {
+    .get('/drift', jsonView(DriftResponse, views.driftView), {
       response: { 200: DriftResponse },
       detail: { summary: 'Drift between contracts, manifests, docs and live surfaces' },
     })
-    .get('/docs-standard', () => views.docsStandard(), {
+    .get('/docs-standard', jsonView(DocsStandardResponse, views.docsStandard), {
       response: { 200: DocsStandardResponse },
       detail: { summary: 'Docs standard: sections, heading words, who requires what' },
     })
-    .get('/admission-governance', () => views.admissionGovernance(), {
+    .get('/admission-governance', jsonView(AdmissionGovernanceResponse, views.admissionGovernance), {
       response: { 200: AdmissionGovernanceResponse },
       detail: { summary: 'Admission governance: review order, required input, checklist' },
     })

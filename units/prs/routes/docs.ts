@@ -1,18 +1,19 @@
 import { Elysia } from 'elysia'
 import type { PrsDeps } from '../deps.ts'
 import { DocsCatalogResponse, DocsPlatformResponse, DocsReadinessResponse } from '../model.ts'
+import { jsonView } from './json.ts'
 
 export const docsRoutes = ({ views }: PrsDeps) =>
   new Elysia({ name: 'prs:docs', prefix: '/api/v1/docs' })
-    .get('/platform', () => views.docsPlatform(), {
+    .get('/platform', jsonView(DocsPlatformResponse, views.docsPlatform), {
       response: { 200: DocsPlatformResponse },
       detail: { summary: 'Docs platform' },
     })
-    .get('/catalog', () => views.docsCatalog(), {
+    .get('/catalog', jsonView(DocsCatalogResponse, views.docsCatalog), {
       response: { 200: DocsCatalogResponse },
       detail: { summary: 'Docs catalog: every unit’s entrypoint and the sections found' },
     })
-    .get('/readiness', () => views.docsReadiness(), {
+    .get('/readiness', jsonView(DocsReadinessResponse, views.docsReadiness), {
       response: { 200: DocsReadinessResponse },
       detail: { summary: 'Docs readiness against the docs standard' },
     })

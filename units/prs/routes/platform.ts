@@ -9,34 +9,35 @@ import {
   ServicesResponse,
   VersionTruthResponse,
 } from '../model.ts'
+import { jsonView } from './json.ts'
 
 export const platformRoutes = ({ views }: PrsDeps) =>
   new Elysia({ name: 'prs:platform', prefix: '/api/v1' })
-    .get('/platform/projection-catalog', () => views.projectionCatalog(), {
+    .get('/platform/projection-catalog', jsonView(ProjectionCatalogResponse, views.projectionCatalog), {
       response: { 200: ProjectionCatalogResponse },
       detail: { summary: 'Projection catalog' },
     })
-    .get('/platform/version-truth', () => views.versionTruth(), {
+    .get('/platform/version-truth', jsonView(VersionTruthResponse, views.versionTruth), {
       response: { 200: VersionTruthResponse },
       detail: { summary: 'Version truth: contract versions and what live manifests publish' },
     })
-    .get('/platform/services', () => views.servicesView(), {
+    .get('/platform/services', jsonView(ServicesResponse, views.servicesView), {
       response: { 200: ServicesResponse },
       detail: { summary: 'Services list with observed liveness' },
     })
-    .get('/event-modeling/catalog', () => views.eventCatalog(), {
+    .get('/event-modeling/catalog', jsonView(EventCatalogResponse, views.eventCatalog), {
       response: { 200: EventCatalogResponse },
       detail: { summary: 'Event-modeling catalog' },
     })
-    .get('/event-modeling/dependency-graph', () => views.dependencyGraph(), {
+    .get('/event-modeling/dependency-graph', jsonView(DependencyGraphResponse, views.dependencyGraph), {
       response: { 200: DependencyGraphResponse },
       detail: { summary: 'Dependency graph between units by family' },
     })
-    .get('/agent/contracts', () => views.agentContracts(), {
+    .get('/agent/contracts', jsonView(AgentContractsResponse, views.agentContracts), {
       response: { 200: AgentContractsResponse },
       detail: { summary: 'Agent contracts' },
     })
-    .get('/agent/workflow', () => views.agentWorkflow(), {
+    .get('/agent/workflow', jsonView(AgentWorkflowResponse, views.agentWorkflow), {
       response: { 200: AgentWorkflowResponse },
       detail: { summary: 'Agent workflow: read order and admission review order' },
     })

@@ -1,22 +1,23 @@
 import { Elysia } from 'elysia'
 import type { PrsDeps } from '../deps.ts'
 import { ObservabilityResponse, RecoveryResponse, SecurityResponse, SignoffResponse } from '../model.ts'
+import { jsonView } from './json.ts'
 
 export const readinessRoutes = ({ views }: PrsDeps) =>
   new Elysia({ name: 'prs:readiness', prefix: '/api/v1' })
-    .get('/observability/readiness', () => views.observability(), {
+    .get('/observability/readiness', jsonView(ObservabilityResponse, views.observability), {
       response: { 200: ObservabilityResponse },
       detail: { summary: 'Observability readiness' },
     })
-    .get('/security/readiness', () => views.security(), {
+    .get('/security/readiness', jsonView(SecurityResponse, views.security), {
       response: { 200: SecurityResponse },
       detail: { summary: 'Security readiness' },
     })
-    .get('/recovery/readiness', () => views.recovery(), {
+    .get('/recovery/readiness', jsonView(RecoveryResponse, views.recovery), {
       response: { 200: RecoveryResponse },
       detail: { summary: 'Recovery readiness' },
     })
-    .get('/signoff/readiness', () => views.signoff(), {
+    .get('/signoff/readiness', jsonView(SignoffResponse, views.signoff), {
       response: { 200: SignoffResponse },
       detail: { summary: 'Signoff readiness, in the spec’s read order' },
     })

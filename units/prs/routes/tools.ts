@@ -16,6 +16,7 @@ import {
   RuntimeStatusResponse,
 } from '../model.ts'
 import { observationCount, observationHistory, versionCount } from '../store.ts'
+import { jsonView } from './json.ts'
 
 export const toolRoutes = (deps: PrsDeps) => {
   const { views } = deps
@@ -52,7 +53,7 @@ export const toolRoutes = (deps: PrsDeps) => {
       },
       { response: { 200: HostSnapshotResponse }, detail: { summary: 'Host snapshot of the PRS process' } },
     )
-    .get('/tools/runtime-status', () => views.runtimeStatus(), {
+    .get('/tools/runtime-status', jsonView(RuntimeStatusResponse, views.runtimeStatus), {
       response: { 200: RuntimeStatusResponse },
       detail: { summary: 'Runtime status of the observed units' },
     })
@@ -74,11 +75,11 @@ export const toolRoutes = (deps: PrsDeps) => {
         detail: { summary: 'Stored observation history with timestamps, newest first' },
       },
     )
-    .get('/tools/runtime-contracts', () => views.runtimeContracts(), {
+    .get('/tools/runtime-contracts', jsonView(RuntimeContractsResponse, views.runtimeContracts), {
       response: { 200: RuntimeContractsResponse },
       detail: { summary: 'Runtime contracts of every unit with what was observed' },
     })
-    .get('/tools/runtime-observations', () => views.runtimeObservations(), {
+    .get('/tools/runtime-observations', jsonView(RuntimeObservationsResponse, views.runtimeObservations), {
       response: { 200: RuntimeObservationsResponse },
       detail: { summary: 'Newest observation of every unit surface' },
     })
@@ -95,8 +96,12 @@ export const toolRoutes = (deps: PrsDeps) => {
         detail: { summary: 'Admission dry-run: the six review steps, verdict per step; nothing persisted' },
       },
     )
-    .get('/identity/contracts/surface-admission', () => views.identityAdmission(), {
-      response: { 200: IdentityAdmissionResponse },
-      detail: { summary: 'Identity surface admission' },
-    })
+    .get(
+      '/identity/contracts/surface-admission',
+      jsonView(IdentityAdmissionResponse, views.identityAdmission),
+      {
+        response: { 200: IdentityAdmissionResponse },
+        detail: { summary: 'Identity surface admission' },
+      },
+    )
 }
