@@ -1,9 +1,10 @@
 import { expect, test } from 'bun:test'
-import { fakePeer, json, runUnitProcess, tempDir } from '../../test/harness.ts'
+import { fakePeer, type Json, json, runUnitProcess, tempDir } from '../../test/harness.ts'
 import { evidenceBody, MATRIX, RMS_TOKEN, traceBody } from './testing.ts'
 
 const post = (url: string, body: unknown) =>
   fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+const read = async (res: Response | Promise<Response>): Promise<Json> => (await res).json()
 
 test('`bun run unit als` runs the promotion lifecycle against PRS and RMS peers, persists, and drains on SIGTERM', async () => {
   const prs = fakePeer(() => json(MATRIX))
@@ -25,18 +26,18 @@ test('`bun run unit als` runs the promotion lifecycle against PRS and RMS peers,
   try {
     const unit = await runUnitProcess('als', '/health', env)
     // The background task fetches the PRS matrix on start.
-    let ready: { status: string } = { status: '' }
+    let ready: Json = { status: '' }
     for (let i = 0; i < 100 && ready.status !== 'ready'; i++) {
-      ready = await (await fetch(`${unit.url}/ready`)).json()
+      ready = await read(fetch(`${unit.url}/ready`))
       if (ready.status !== 'ready') await Bun.sleep(20)
     }
     expect(ready.status).toBe('ready')
 
-    const run = await (await post(`${unit.url}/api/v1/learning/signals/intake`, traceBody())).json()
+    const run = await read(post(`${unit.url}/api/v1/learning/signals/intake`, traceBody()))
     expect(run.signal_emitted).toBe(true)
-    const proposal = await (
-      await post(`${unit.url}/api/v1/learning/replay/propose-from-evidence`, evidenceBody(run.run_id))
-    ).json()
+    const proposal = await read(
+      post(`${unit.url}/api/v1/learning/replay/propose-from-evidence`, evidenceBody(run.run_id)),
+    )
     approvals.set('ap-1', {
       approval_id: 'ap-1',
       proposal_ref: proposal.proposal_id,
@@ -67,9 +68,7 @@ test('`bun run unit als` runs the promotion lifecycle against PRS and RMS peers,
       idempotency_key: 'proc-1',
     })
     expect(await replay.text()).toBe(activated)
-    const stored = await (
-      await fetch(`${again.url}/api/v1/learning/proposals/${proposal.proposal_id}`)
-    ).json()
+    const stored = await read(fetch(`${again.url}/api/v1/learning/proposals/${proposal.proposal_id}`))
     expect(stored.proposal_state).toBe('activated')
     expect(await again.stop('SIGINT')).toBe(0)
   } finally {

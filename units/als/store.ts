@@ -57,6 +57,51 @@ export class Persistence {
     return result
   }
 
+  /**
+   * Group commit: queue `fn` and run it with every other write queued in the same event-loop
+   * turn, in one IMMEDIATE transaction; each promise settles only after that transaction
+   * committed. A refusal (AppError) settles only its own caller, so `fn` must refuse before it
+   * writes anything; a storage failure fails the whole group with 503.
+   */
+  writeGrouped<T>(fn: (tx: Tx) => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.group.push({ fn, resolve: resolve as (value: unknown) => void, reject })
+      if (this.group.length === 1) setImmediate(() => this.flushGroup())
+    })
+  }
+
+  private group: {
+    fn: (tx: Tx) => unknown
+    resolve: (value: unknown) => void
+    reject: (err: unknown) => void
+  }[] = []
+
+  private flushGroup(): void {
+    const batch = this.group
+    this.group = []
+    let outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[]
+    try {
+      outcomes = this.write((tx) =>
+        batch.map((item) => {
+          try {
+            return { ok: true as const, value: item.fn(tx) }
+          } catch (error) {
+            if (error instanceof AppError) return { ok: false as const, error }
+            throw error
+          }
+        }),
+      )
+    } catch (err) {
+      for (const item of batch) item.reject(err)
+      return
+    }
+    outcomes.forEach((outcome, i) => {
+      const item = batch[i]!
+      if (outcome.ok) item.resolve(outcome.value)
+      else item.reject(outcome.error)
+    })
+  }
+
   private guard<T>(fn: () => T): T {
     try {
       return fn()
@@ -70,6 +115,57 @@ export class Persistence {
 }
 
 // ---- runs ----
+
+const p = (name: string) => sql.placeholder(name)
+
+/** Intake is the hot path: its statements are prepared once per database (Drizzle's builder is slow). */
+function prepareRunStatements(db: Db) {
+  return {
+    insert: db
+      .insert(runs)
+      .values({
+        runId: p('runId'),
+        tenantRef: p('tenantRef'),
+        traceId: p('traceId'),
+        correlationId: p('correlationId'),
+        outcome: p('outcome'),
+        guardrailDecision: p('guardrailDecision'),
+        familyVersionSet: p('familyVersionSet'),
+        state: p('state'),
+        signalEmitted: p('signalEmitted'),
+        sampledIn: p('sampledIn'),
+        priorityScore: p('priorityScore'),
+        runHash: p('runHash'),
+        provenanceHash: p('provenanceHash'),
+        serviceMode: p('serviceMode'),
+        recordedAt: p('recordedAt'),
+      })
+      .prepare(),
+    byTrace: db
+      .select()
+      .from(runs)
+      .where(eq(runs.traceId, p('traceId')))
+      .prepare(),
+    correlationElsewhere: db
+      .select({ runId: runs.runId, tenantRef: runs.tenantRef })
+      .from(runs)
+      .where(and(eq(runs.correlationId, p('correlationId')), ne(runs.tenantRef, p('tenantRef'))))
+      .limit(1)
+      .prepare(),
+  }
+}
+
+const runStatements = new WeakMap<Db, ReturnType<typeof prepareRunStatements>>()
+
+/** Prepared statements of the intake path; they run on the one connection, inside any open transaction. */
+export function intakeStatements(db: Db) {
+  let statements = runStatements.get(db)
+  if (!statements) {
+    statements = prepareRunStatements(db)
+    runStatements.set(db, statements)
+  }
+  return statements
+}
 
 export const insertRun = (q: Q, row: NewRun): void => void q.insert(runs).values(row).run()
 

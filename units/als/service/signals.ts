@@ -4,7 +4,7 @@ import { newId } from '../../../common/time.ts'
 import type { IntakeRequest, IntakeResponse, RunRecord } from '../model.ts'
 import { runHash, runProvenanceHash, sampledIn } from '../rules/hashing.ts'
 import { emitsSignal, priorityScore, securityCriticalFamilies } from '../rules/intake.ts'
-import { findCorrelationElsewhere, findRun, findRunByTrace, insertRun, type RunRow } from '../store.ts'
+import { findRun, intakeStatements, type RunRow } from '../store.ts'
 import { type AlsDeps, iso } from './deps.ts'
 
 type Intake = Static<typeof IntakeRequest>
@@ -18,9 +18,9 @@ const tenantInconsistent = (details: unknown) =>
  * already recorded under another tenant_ref). The same trace sent again with the same fields
  * returns the stored run; with other fields it is a 409.
  */
-export function intakeSignal(deps: AlsDeps, body: Intake): Static<typeof IntakeResponse> {
+export async function intakeSignal(deps: AlsDeps, body: Intake): Promise<Static<typeof IntakeResponse>> {
   try {
-    const answer = recordRun(deps, body)
+    const answer = await recordRun(deps, body)
     deps.counters.intake.inc({ result: answer.duplicate ? 'duplicate' : 'recorded' })
     return answer.run
   } catch (err) {
@@ -43,8 +43,9 @@ function recordRun(deps: AlsDeps, body: Intake) {
   const sampled = sampledIn(body.tenant_ref, body.trace_id, deps.settings.sampleRate)
   const priority = priorityScore(body.outcome, body.guardrail_decision)
   const signal = emitsSignal(deps.settings.serviceMode, sampled, priority, deps.settings.signalMinPriority)
-  return deps.persistence.write((tx) => {
-    const existing = findRunByTrace(tx, body.trace_id)
+  const statements = intakeStatements(deps.persistence.db)
+  return deps.persistence.writeGrouped(() => {
+    const existing = statements.byTrace.get({ traceId: body.trace_id })
     if (existing) {
       if (existing.tenantRef !== body.tenant_ref) throw tenantInconsistent({ field: 'trace_id' })
       if (existing.runHash !== hash) {
@@ -54,7 +55,9 @@ function recordRun(deps: AlsDeps, body: Intake) {
       }
       return { duplicate: true, run: runFields(existing) }
     }
-    if (findCorrelationElsewhere(tx, body.correlation_id, body.tenant_ref)) {
+    if (
+      statements.correlationElsewhere.get({ correlationId: body.correlation_id, tenantRef: body.tenant_ref })
+    ) {
       throw tenantInconsistent({ field: 'correlation_id' })
     }
     const row = {
@@ -74,7 +77,7 @@ function recordRun(deps: AlsDeps, body: Intake) {
       serviceMode: deps.settings.serviceMode,
       recordedAt: iso(deps.now()),
     }
-    insertRun(tx, row)
+    statements.insert.run(row)
     return { duplicate: false, run: runFields(row) }
   })
 }
