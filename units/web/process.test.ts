@@ -1,3 +1,4 @@
+import { Database } from 'bun:sqlite'
 import { expect, test } from 'bun:test'
 import { runUnitProcess, tempDir } from '../../test/harness.ts'
 
@@ -39,4 +40,45 @@ test('`bun run unit web` serves, persists an intake, logs JSON lines, and drains
   }
   expect(status.contact_intake.intakes_stored).toBe(1)
   expect(await again.stop('SIGINT')).toBe(0)
+})
+
+test('SIGTERM drains an in-flight request: it is answered and stored, then the process exits 0', async () => {
+  const slowVerify = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    fetch: async () => {
+      await Bun.sleep(600)
+      return Response.json({ success: true })
+    },
+  })
+  const dir = tempDir()
+  try {
+    const unit = await runUnitProcess('web', '/health', {
+      SVC_DATA_DIR: dir,
+      TURNSTILE_SECRET_KEY: 'drain-test-secret',
+      TURNSTILE_VERIFY_URL: `http://127.0.0.1:${slowVerify.port}/`,
+    })
+    const inFlight = fetch(`${unit.url}/api/contact`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name: 'Drain',
+        email: 'drain@example.com',
+        interest: 'x',
+        message: 'y',
+        'cf-turnstile-response': 't',
+      }),
+    })
+    await Bun.sleep(150)
+    const exited = unit.stop('SIGTERM')
+    const res = await inFlight
+    expect(res.status).toBe(200)
+    const { intake_id } = (await res.json()) as { intake_id: string }
+    expect(await exited).toBe(0)
+    const db = new Database(`${dir}/web.sqlite`, { readonly: true })
+    expect(db.query('SELECT intake_id FROM contact_intakes').all()).toEqual([{ intake_id }])
+    db.close()
+  } finally {
+    slowVerify.stop(true)
+  }
 })
