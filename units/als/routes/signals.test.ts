@@ -156,6 +156,36 @@ describe('POST signals/intake', () => {
   })
 })
 
+describe('group commit of concurrent intakes', () => {
+  test('concurrent intakes each get their own answer after one shared commit; duplicates and conflicts inside a group hold', async () => {
+    const u = boot()
+    const bodies = Array.from({ length: 40 }, () => traceBody())
+    const dup = bodies[0]!
+    const clash = traceBody({ tenant_ref: 'tenant-z', correlation_id: dup.correlation_id })
+    const answers = await Promise.all(
+      [...bodies, dup, clash].map((b) =>
+        u.send('POST', INTAKE, b).then(async (r) => ({ status: r.status, body: await r.json() })),
+      ),
+    )
+    expect(answers.slice(0, 40).every((a) => a.status === 200)).toBe(true)
+    expect(new Set(answers.slice(0, 40).map((a) => a.body.run_id)).size).toBe(40)
+    expect(answers[40]).toEqual(answers[0]!)
+    expect(answers[41]).toMatchObject({ status: 422, body: { error: { code: 'tenant_inconsistent' } } })
+    const again = await u.restart()
+    unit = again
+    for (const a of answers.slice(0, 40)) {
+      expect((await again.request(`/api/v1/learning/runs/${a.body.run_id}`)).status).toBe(200)
+    }
+  })
+
+  test('a storage failure fails the whole group with 503', async () => {
+    const u = boot()
+    u.database.sqlite.close()
+    const answers = await Promise.all([traceBody(), traceBody()].map((b) => u.send('POST', INTAKE, b)))
+    for (const res of answers) await refused(res, 503, 'persistence_unavailable')
+  })
+})
+
 describe('GET runs/{run_id}', () => {
   test('returns the stored run, also after a restart', async () => {
     let u = boot()

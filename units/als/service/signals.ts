@@ -43,8 +43,8 @@ function recordRun(deps: AlsDeps, body: Intake) {
   const sampled = sampledIn(body.tenant_ref, body.trace_id, deps.settings.sampleRate)
   const priority = priorityScore(body.outcome, body.guardrail_decision)
   const signal = emitsSignal(deps.settings.serviceMode, sampled, priority, deps.settings.signalMinPriority)
-  const statements = intakeStatements(deps.persistence.db)
   return deps.persistence.writeGrouped(() => {
+    const statements = intakeStatements(deps.persistence.db)
     const existing = statements.byTrace.get({ traceId: body.trace_id })
     if (existing) {
       if (existing.tenantRef !== body.tenant_ref) throw tenantInconsistent({ field: 'trace_id' })
