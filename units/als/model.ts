@@ -48,15 +48,26 @@ export const ReplayVerdict = t.UnionEnum(REPLAY_VERDICTS, {
   description: 'replay verdict: accept, reject or inconclusive',
 })
 
+/**
+ * A record key: TypeBox drops length limits on record keys, so they are a pattern, and keys
+ * that do not match it are refused (additionalProperties: false).
+ */
+const recordKey = (max: number) => t.String({ pattern: `^\\S.{0,${max - 1}}$` })
+
 export const FamilyVersionSet = t.Record(
-  t.String({ minLength: 1, maxLength: LIMITS.familyKey }),
+  recordKey(LIMITS.familyKey),
   t.String({ minLength: 1, maxLength: LIMITS.familyVersion }),
-  { maxProperties: LIMITS.families, description: 'family key → version of that family the trace ran with' },
+  {
+    maxProperties: LIMITS.families,
+    additionalProperties: false,
+    description: `family key (1-${LIMITS.familyKey} characters) → version of that family the trace ran with`,
+  },
 )
 
-export const Metrics = t.Record(t.String({ minLength: 1, maxLength: LIMITS.metricName }), t.Number(), {
+export const Metrics = t.Record(recordKey(LIMITS.metricName), t.Number(), {
   maxProperties: LIMITS.metrics,
-  description: 'metric name → value',
+  additionalProperties: false,
+  description: `metric name (1-${LIMITS.metricName} characters) → value`,
 })
 
 export const Bound = t.Object(
@@ -64,9 +75,10 @@ export const Bound = t.Object(
   { minProperties: 1, additionalProperties: false, description: 'inclusive bounds; at least one' },
 )
 
-export const ThresholdContract = t.Record(t.String({ minLength: 1, maxLength: LIMITS.metricName }), Bound, {
+export const ThresholdContract = t.Record(recordKey(LIMITS.metricName), Bound, {
   minProperties: 1,
   maxProperties: LIMITS.metrics,
+  additionalProperties: false,
   description: 'metric → {min?, max?}; only min: higher is better, only max: lower is better, both: a band',
 })
 
@@ -209,9 +221,12 @@ export const ApproveCheckResponse = t.Object(ApprovalEvaluation)
 export const ApproveCheckRefusal = t.Object(
   {
     error: t.Object({ code: t.String(), message: t.String(), details: t.Optional(t.Unknown()) }),
-    ...ApprovalEvaluation,
+    ...Object.fromEntries(Object.entries(ApprovalEvaluation).map(([k, v]) => [k, t.Optional(v)])),
   },
-  { description: 'A refused evaluation: the envelope with the evaluation beside it' },
+  {
+    description:
+      'The error envelope; when the lane was asked (approval_* codes) the evaluation fields sit beside it',
+  },
 )
 
 export const RuntimeState = t.Object({

@@ -139,6 +139,14 @@ describe('POST signals/intake', () => {
       400,
       'validation_failed',
     )
+    for (const key of ['x'.repeat(201), ' leading-blank', 'two\nlines']) {
+      await refused(
+        await u.send('POST', INTAKE, { ...traceBody(), family_version_set: { [key]: '1' } }),
+        400,
+        'validation_failed',
+      )
+    }
+    await ok(await u.send('POST', INTAKE, traceBody({ family_version_set: { ['x'.repeat(200)]: '1' } })))
     await refused(
       await u.request(INTAKE, {
         method: 'POST',
