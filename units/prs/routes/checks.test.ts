@@ -141,7 +141,7 @@ describe('POST /api/v1/tools/admission/dry-run', () => {
     expect(body).toMatchObject({ verdict: 'admissible', dry_run: true, persisted: false })
     expect(typeof body.generated_at).toBe('string')
     expect(body.contract_version).toStartWith('c1-')
-    expect(peer.requests.map((r) => r.path)).toEqual(['/health', '/api/v1/platform/services'])
+    expect(peer.requests.map((r) => r.path).sort()).toEqual(['/api/v1/platform/services', '/health'])
     const after = await (await u.request('/api/v1/tools/host-snapshot')).json()
     expect(after.database).toEqual(before.database)
   })

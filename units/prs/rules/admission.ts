@@ -14,7 +14,7 @@ import {
 } from '../../../common/contract.ts'
 import { checkUnit, type Incompatibility, type RegisteredVersion, verboseMessages } from './compatibility.ts'
 import { deriveMatrix, requiredByFrom } from './derive.ts'
-import { ADMISSION_DOCS_SECTIONS, headingsOf, safeDocsPath, sectionPresent } from './docs.ts'
+import { ADMISSION_DOCS_SECTIONS, safeDocsPath, sectionsOf } from './docs.ts'
 import type { DriftItem, Observation } from './drift.ts'
 
 /** Mandatory review items: each needs a verdict in `checklist`. `na` marks the items n/a may answer. */
@@ -318,7 +318,7 @@ export function stepDocs(input: AdmissionInputValue, deps: AdmissionDeps): StepR
       reasons.push(`docs.${section}: ${path} is not in the owner repository`)
       continue
     }
-    if (!sectionPresent(headingsOf(text), section))
+    if (sectionsOf(text, [section]).length === 0)
       reasons.push(`docs.${section}: ${path} has no heading for ${section} under the docs standard`)
   }
   return step(4, 'docs_standard', reasons)
@@ -359,8 +359,11 @@ export async function stepVerify(
   const reasons: string[] = []
   const readbacks: { surface: string; ok: boolean; status: number | null; message: string }[] = []
   let unreachable = false
-  for (const surface of input.verify.readiness_surfaces) {
-    const r = await deps.probe(target.url.replace(/\/+$/, '') + surface)
+  // In parallel: the whole read-back is bounded by one probe timeout.
+  const base = target.url.replace(/\/+$/, '')
+  const results = await Promise.all(input.verify.readiness_surfaces.map((s) => deps.probe(base + s)))
+  for (const [i, surface] of input.verify.readiness_surfaces.entries()) {
+    const r = results[i]!
     readbacks.push({ surface, ok: r.ok, status: r.status, message: r.message })
     if (!r.ok) {
       if (r.status === null) unreachable = true

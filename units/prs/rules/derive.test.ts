@@ -183,3 +183,17 @@ describe('drift derivation', () => {
     })
   })
 })
+
+describe('docs standard check', () => {
+  test('headings satisfy sections by their words; a title with a paragraph is a tool profile', async () => {
+    const { sectionsOf } = await import('./docs.ts')
+    const doc = '# PRS: registry\n\nWhat it is.\n\n## Routes\n## Configuration\n## Not done\n'
+    expect(sectionsOf(doc, ['tool_profile', 'api', 'configuration', 'decisions', 'not_done'])).toEqual([
+      'tool_profile',
+      'api',
+      'configuration',
+      'not_done',
+    ])
+    expect(sectionsOf('# Title\n## Routes\n', ['tool_profile'])).toEqual([])
+  })
+})

@@ -20,6 +20,23 @@ export function headingsOf(markdown: string): string[] {
     .map((l) => l.replace(/^#+\s*/, '').trim())
 }
 
+/** A document that opens with a title and a paragraph under it has a tool profile. */
+export function opensWithProfile(markdown: string): boolean {
+  const lines = markdown.split('\n').map((l) => l.trim())
+  const title = lines.findIndex((l) => l !== '')
+  if (title < 0 || !/^#\s/.test(lines[title] ?? '')) return false
+  const next = lines.slice(title + 1).find((l) => l !== '')
+  return next !== undefined && !next.startsWith('#')
+}
+
+/** The standard's sections a markdown document has. */
+export function sectionsOf(markdown: string, wanted: readonly DocsSectionKey[]): DocsSectionKey[] {
+  const headings = headingsOf(markdown)
+  return wanted.filter(
+    (s) => sectionPresent(headings, s) || (s === 'tool_profile' && opensWithProfile(markdown)),
+  )
+}
+
 export function sectionPresent(headings: string[], section: DocsSectionKey): boolean {
   const words = DOCS_SECTIONS[section]
   return headings.some((h) => {
@@ -57,8 +74,7 @@ export function docsFindings(
         status: 'missing' as const,
       }
     }
-    const headings = headingsOf(text)
-    const found = required.filter((s) => sectionPresent(headings, s))
+    const found = sectionsOf(text, required)
     const missing = required.filter((s) => !found.includes(s))
     return {
       unit: c.unit,
@@ -86,7 +102,7 @@ export function deriveDocsStandard(contracts: readonly UnitContract[]) {
     })),
     required_for_every_unit: everyone,
     mandatory_for_admission: ADMISSION_DOCS_SECTIONS,
-    rule: 'a section is present when a markdown heading of the file contains one of its heading words',
+    rule: 'a section is present when a markdown heading of the file contains one of its heading words; a title followed by a paragraph also counts as the tool profile',
   }
 }
 

@@ -90,7 +90,16 @@ export function manifestDrift(c: UnitContract, obs: Observation): DriftItem[] {
         },
       ]
     }
-    return []
+    return [
+      {
+        ...base,
+        kind: 'manifest_unobservable',
+        severity: 'warning',
+        message: `${c.manifest_path} could not be read: ${obs.message ?? obs.reason ?? 'no answer'}`,
+        contract_value: c.manifest_path,
+        observed_value: null,
+      },
+    ]
   }
   if (obs.body === null || typeof obs.body !== 'object' || Array.isArray(obs.body)) {
     return [
