@@ -64,8 +64,12 @@ export function parseLocalTokens(raw: string | undefined): {
   const problems: string[] = []
   for (const [i, part] of (raw ?? '').split(',').entries()) {
     if (part.trim() === '') continue
-    const [token, subject, mode, ...rest] = part.trim().split(':')
-    if (!token || !subject || !mode || rest.length > 0 || !/^(r|rw|w)$/.test(mode) || token.length < 8) {
+    // token:subject:mode, where the subject itself may contain colons (user:alice).
+    const fields = part.trim().split(':')
+    const token = fields[0]
+    const mode = fields.length >= 3 ? fields[fields.length - 1] : undefined
+    const subject = fields.slice(1, -1).join(':')
+    if (!token || !subject || !mode || !/^(r|rw|w)$/.test(mode) || token.length < 8) {
       problems.push(
         `RMS_LOCAL_TOKENS: entry ${i + 1} must be token:subject:r|rw with a token of 8+ characters`,
       )
@@ -275,9 +279,11 @@ export function createAuthority(opts: AuthorityOptions) {
     const key = sha256Hex(token)
     const cached = cache.get(key)
     const now = Date.now()
-    if (cached && now - cached.fetchedAt < ttlMs && now < Date.parse(cached.res.expires_at)) {
-      return fromResolution(cached.res, true, null)
-    }
+    const fresh = cached && now - cached.fetchedAt < ttlMs && now < Date.parse(cached.res.expires_at)
+    if (cached && fresh && layer.reachable !== false) return fromResolution(cached.res, true, null)
+    // Once the layer is known down, writes re-check it (and fail closed); reads say they are degraded.
+    if (cached && fresh && level === 'read')
+      return fromResolution(cached.res, true, 'projection_layer_unreachable')
     const pending = inflight.get(key)
     if (pending) return pending
     const p = fetchResolution(token, key, level).finally(() => inflight.delete(key))
@@ -497,20 +503,32 @@ export function mark(a: Authority) {
   }
 }
 
-/** The auth plugin: `access: 'read' | 'write'` on a route or guard resolves `authority` or refuses. */
-export const authorityPlugin = (svc: AuthorityService) =>
-  new Elysia({ name: 'rms:authority', seed: svc.id }).macro({
+/**
+ * The auth plugin: `access: 'read' | 'write'` on a route or guard decides authority before the
+ * body is validated (an unauthenticated caller learns nothing about the schema) and hands the
+ * decision to the handler as `authority`.
+ */
+export const authorityPlugin = (svc: AuthorityService) => {
+  const decided = new WeakMap<Request, Authority>()
+  return new Elysia({ name: 'rms:authority', seed: svc.id }).macro({
     access: (level: Level) => ({
-      async resolve({ request, set }) {
+      async transform({ request, set }) {
         const authority = await svc.authorize(request.headers, level)
+        decided.set(request, authority)
         set.headers['x-svc-authority-source'] = authority.authority_source
         set.headers['x-svc-authority-lane'] = authority.lane
         if (authority.projection_version)
           set.headers['x-svc-projection-version'] = authority.projection_version
         if (authority.degraded) set.headers['x-svc-authority-degraded'] = authority.degraded_reason ?? 'true'
+      },
+      resolve({ request }) {
+        const authority = decided.get(request)
+        if (!authority)
+          throw unauthorized('authentication_required', 'This route needs Authorization: Bearer <token>.')
         return { authority }
       },
     }),
   })
+}
 
 export type AuthorityPlugin = ReturnType<typeof authorityPlugin>

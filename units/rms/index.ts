@@ -67,6 +67,12 @@ const env = {
   RMS_EVENT_SINK_TOKEN: T.Optional(
     T.String({ minLength: 1, description: 'bearer token for the event sink' }),
   ),
+  RMS_HOST_SCAN_CACHE_MS: T.Integer({
+    minimum: 0,
+    maximum: 60_000,
+    default: 250,
+    description: 'milliseconds 0-60000 a host directory scan is reused by reads',
+  }),
   RMS_CONTROL_AGENT_ENABLED: T.Boolean({
     default: true,
     description: 'true or false: run the reconcile loop',
@@ -120,7 +126,12 @@ export const rms = defineUnit({
       registry,
     })
     const auth = authorityPlugin(authority)
-    const runtime = createRuntime({ db: ctx.db, hostDir, sinkConfigured })
+    const runtime = createRuntime({
+      db: ctx.db,
+      hostDir,
+      sinkConfigured,
+      scanCacheMs: c.RMS_HOST_SCAN_CACHE_MS,
+    })
     const adopted = runtime.adoptIfEmpty()
     if (adopted > 0)
       ctx.log.info({ resources: adopted, host_dir: hostDir }, 'desired state adopted from the runtime host')

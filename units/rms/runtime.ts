@@ -53,6 +53,8 @@ export interface RuntimeOptions {
   db: Db
   hostDir: string
   sinkConfigured: boolean
+  /** Reads within this window share one scan of the host directory. */
+  scanCacheMs: number
 }
 
 /** Seed an empty or missing host directory from the example the repository ships (embedded). */
@@ -167,12 +169,10 @@ export type RuntimeService = ReturnType<typeof createRuntime>
 export function createRuntime(opts: RuntimeOptions) {
   const { db, hostDir } = opts
   let cached: { at: number; snapshot: HostSnapshot } | undefined
-  /** Scans are cheap but not free; repeated reads within this window share one. */
-  const SCAN_CACHE_MS = 500
 
   function snapshot(fresh = false): HostSnapshot {
     const now = Date.now()
-    if (!fresh && cached && now - cached.at < SCAN_CACHE_MS) return cached.snapshot
+    if (!fresh && cached && now - cached.at < opts.scanCacheMs) return cached.snapshot
     const s = scanHost(hostDir)
     cached = { at: now, snapshot: s }
     return s
