@@ -24,33 +24,47 @@ const RoutePath = T.String({ pattern: '^/[^\\s]*$', maxLength: 300, description:
 
 /** Confluent Schema Registry's compatibility modes. */
 export const CompatibilityMode = T.Union(
-  ['BACKWARD', 'BACKWARD_TRANSITIVE', 'FORWARD', 'FORWARD_TRANSITIVE', 'FULL', 'FULL_TRANSITIVE', 'NONE'].map(
-    (m) => T.Literal(m),
-  ),
+  [
+    T.Literal('BACKWARD'),
+    T.Literal('BACKWARD_TRANSITIVE'),
+    T.Literal('FORWARD'),
+    T.Literal('FORWARD_TRANSITIVE'),
+    T.Literal('FULL'),
+    T.Literal('FULL_TRANSITIVE'),
+    T.Literal('NONE'),
+  ],
   { description: 'Confluent Schema Registry compatibility mode' },
 )
 export type CompatibilityMode = Static<typeof CompatibilityMode>
 
 export const CapabilityClass = T.Union(
   [
-    'control_plane',
-    'runtime_management',
-    'adaptive_learning',
-    'project_workflow',
-    'public_edge',
-    'data_service',
-    'erp_integration',
-    'workflow_tooling',
-    'messaging',
-    'telephony_stack',
-    'memory_stack',
-  ].map((c) => T.Literal(c)),
+    T.Literal('control_plane'),
+    T.Literal('runtime_management'),
+    T.Literal('adaptive_learning'),
+    T.Literal('project_workflow'),
+    T.Literal('public_edge'),
+    T.Literal('data_service'),
+    T.Literal('erp_integration'),
+    T.Literal('workflow_tooling'),
+    T.Literal('messaging'),
+    T.Literal('telephony_stack'),
+    T.Literal('memory_stack'),
+  ],
   { description: 'capability class of the unit' },
 )
 
 export const LifecyclePosture = T.Union(
-  ['stable', 'pilot', 'optional', 'internal', 'deprecated'].map((p) => T.Literal(p)),
-  { description: 'lifecycle posture' },
+  [
+    T.Literal('stable'),
+    T.Literal('pilot'),
+    T.Literal('optional'),
+    T.Literal('internal'),
+    T.Literal('deprecated'),
+  ],
+  {
+    description: 'lifecycle posture',
+  },
 )
 
 export const PortPolicy = T.Union(
@@ -72,13 +86,32 @@ export const DOCS_SECTIONS = {
 } as const satisfies Record<string, readonly string[]>
 export type DocsSectionKey = keyof typeof DOCS_SECTIONS
 export const DocsSection = T.Union(
-  Object.keys(DOCS_SECTIONS).map((k) => T.Literal(k)),
-  { description: 'documentation section key' },
+  [
+    T.Literal('tool_profile'),
+    T.Literal('capabilities'),
+    T.Literal('api'),
+    T.Literal('configuration'),
+    T.Literal('integrations'),
+    T.Literal('decisions'),
+    T.Literal('not_done'),
+    T.Literal('open_source_inventory'),
+    T.Literal('benchmarks'),
+  ],
+  {
+    description: 'documentation section key',
+  },
 )
 
-export const FieldType = T.Union(
-  ['string', 'integer', 'number', 'boolean', 'object', 'array', 'timestamp', 'null'].map((x) => T.Literal(x)),
-)
+export const FieldType = T.Union([
+  T.Literal('string'),
+  T.Literal('integer'),
+  T.Literal('number'),
+  T.Literal('boolean'),
+  T.Literal('object'),
+  T.Literal('array'),
+  T.Literal('timestamp'),
+  T.Literal('null'),
+])
 export type FieldType = Static<typeof FieldType>
 
 /** One field of a family's data schema: what compatibility checks compare. */
@@ -95,7 +128,15 @@ export const FamilyFields = T.Record(T.String({ pattern: KEY }), FieldSpec)
 
 export const Surface = T.Object(
   {
-    method: T.Union(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'CLI', 'FILE'].map((m) => T.Literal(m))),
+    method: T.Union([
+      T.Literal('GET'),
+      T.Literal('POST'),
+      T.Literal('PUT'),
+      T.Literal('PATCH'),
+      T.Literal('DELETE'),
+      T.Literal('CLI'),
+      T.Literal('FILE'),
+    ]),
     path: T.String({ minLength: 1, maxLength: 300, description: 'route path, command or file path' }),
   },
   { additionalProperties: false },
@@ -106,7 +147,14 @@ export const ProducedFamily = T.Object(
     family: FamilyKey,
     version: SemVer,
     kind: T.Union(
-      ['api', 'projection', 'facts', 'event', 'file', 'command'].map((k) => T.Literal(k)),
+      [
+        T.Literal('api'),
+        T.Literal('projection'),
+        T.Literal('facts'),
+        T.Literal('event'),
+        T.Literal('file'),
+        T.Literal('command'),
+      ],
       { description: 'what kind of surface carries the family' },
     ),
     description: T.String({ minLength: 1, maxLength: 500 }),
@@ -132,13 +180,24 @@ export type ConsumedFamily = Static<typeof ConsumedFamily>
 
 export const ReadinessSurface = T.Object(
   {
-    kind: T.Union(
-      ['liveness', 'readiness', 'version', 'manifest', 'metrics', 'facts', 'contract', 'status'].map((k) =>
-        T.Literal(k),
-      ),
-    ),
+    kind: T.Union([
+      T.Literal('liveness'),
+      T.Literal('readiness'),
+      T.Literal('version'),
+      T.Literal('manifest'),
+      T.Literal('metrics'),
+      T.Literal('facts'),
+      T.Literal('contract'),
+      T.Literal('status'),
+    ]),
     path: RoutePath,
-    auth: T.Union(['none', 'bearer', 'session', 'hmac', 'key'].map((a) => T.Literal(a))),
+    auth: T.Union([
+      T.Literal('none'),
+      T.Literal('bearer'),
+      T.Literal('session'),
+      T.Literal('hmac'),
+      T.Literal('key'),
+    ]),
   },
   { additionalProperties: false },
 )
@@ -157,9 +216,15 @@ export const EventDeclaration = T.Object(
   {
     name: Key('event name'),
     family: FamilyKey,
-    delivery: T.Union(
-      ['webhook', 'outbox', 'response_field', 'file', 'queue', 'stream', 'pull'].map((d) => T.Literal(d)),
-    ),
+    delivery: T.Union([
+      T.Literal('webhook'),
+      T.Literal('outbox'),
+      T.Literal('response_field'),
+      T.Literal('file'),
+      T.Literal('queue'),
+      T.Literal('stream'),
+      T.Literal('pull'),
+    ]),
     description: T.String({ minLength: 1, maxLength: 500 }),
     payload_fields: T.Array(T.String({ pattern: KEY })),
   },

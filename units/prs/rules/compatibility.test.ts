@@ -10,7 +10,7 @@ const v1 = f({ id: { type: 'string', required: true }, count: { type: 'integer',
 describe('family compatibility (Confluent semantics)', () => {
   test('adding an optional field passes every mode', () => {
     const next = f({ ...v1.fields, note: { type: 'string', required: false } }, '1.1.0')
-    for (const mode of ['BACKWARD', 'FORWARD', 'FULL', 'FULL_TRANSITIVE'])
+    for (const mode of ['BACKWARD', 'FORWARD', 'FULL', 'FULL_TRANSITIVE'] as const)
       expect(checkFamily(next, [{ version: '1.0.0', document: v1 }], mode)).toEqual([])
   })
 
