@@ -92,14 +92,7 @@ export function createViews(deps: ViewDeps) {
   let docs: DocsFinding[] = docsFindings(contracts, readDoc)
   let latest: Observation[] = latestObservations(deps.db)
 
-  const matrix = deriveMatrix(contracts)
-  const inner = {
-    latest: () => latest,
-    docs: () => docs,
-    services: memo('services', () => deriveServices(contracts, latest, urls)),
-    drift: memo('drift', () => deriveDrift(contracts, latest, docs, urls)),
-  }
-
+  /** An unstamped intermediate result, shared by several views within one generation. */
   function memo<T>(key: string, derive: () => T): () => T {
     return () => {
       const hit = cache.get(`_${key}`)
@@ -110,9 +103,12 @@ export function createViews(deps: ViewDeps) {
     }
   }
 
-  const observability = memo('observability', () => observabilityReadiness(contracts, inner.services()))
-  const security = memo('security', () => securityReadiness(contracts, inner.drift(), inner.services()))
-  const recovery = memo('recovery', () => recoveryReadiness(contracts, inner.services(), hasMigrations))
+  const matrix = deriveMatrix(contracts)
+  const services = memo('services', () => deriveServices(contracts, latest, urls))
+  const drift = memo('drift', () => deriveDrift(contracts, latest, docs, urls))
+  const observability = memo('observability', () => observabilityReadiness(contracts, services()))
+  const security = memo('security', () => securityReadiness(contracts, drift(), services()))
+  const recovery = memo('recovery', () => recoveryReadiness(contracts, services(), hasMigrations))
 
   return {
     contract_version,
@@ -121,8 +117,8 @@ export function createViews(deps: ViewDeps) {
     readDoc,
     stats: (): CacheStats => ({ ...stats, generation }),
     latest: () => latest,
-    drift: () => inner.drift(),
-    services: () => inner.services(),
+    drift,
+    services,
     /** After an observation round: re-read docs and observations; drop the cache when anything is new. */
     refresh(newObservations: boolean) {
       const nextDocs = docsFindings(contracts, readDoc)
@@ -188,13 +184,13 @@ export function createViews(deps: ViewDeps) {
     voice: view('voice', true, () => deriveVoiceContracts(contracts)),
 
     driftView: view('drift', false, () => ({
-      ...inner.drift(),
-      degraded_by: degradations(inner.services()),
+      ...drift(),
+      degraded_by: degradations(services()),
     })),
     servicesView: view('services', false, () => ({
       read_order: READ_ORDER,
-      services: inner.services(),
-      degraded_by: degradations(inner.services()),
+      services: services(),
+      degraded_by: degradations(services()),
     })),
     docsPlatform: view('docs-platform', false, () => ({
       docs_root: 'docs',
@@ -239,17 +235,17 @@ export function createViews(deps: ViewDeps) {
     recovery: view('recovery', false, () => recovery()),
     signoff: view('signoff', false, () =>
       signoffReadiness({
-        services: inner.services(),
+        services: services(),
         observability: observability().status,
         security: security().status,
         recovery: recovery().status,
-        drift: inner.drift(),
+        drift: drift(),
         docs,
         matrix,
       }),
     ),
     identityAdmission: view('identity-admission', false, () => {
-      const driftItems = inner.drift().items
+      const driftItems = drift().items
       const surfaces = contracts.flatMap((c) =>
         c.identity_surfaces.map((s) => {
           const facts = latest.find((o) => o.unit === c.unit && o.surface === 'membership_facts')
@@ -291,12 +287,11 @@ export function createViews(deps: ViewDeps) {
       return {
         admitted_surface_contract: ADMITTED_SURFACE,
         surfaces,
-        degraded_by: degradations(inner.services()).filter((d) => surfaces.some((s) => s.unit === d.unit)),
+        degraded_by: degradations(services()).filter((d) => surfaces.some((s) => s.unit === d.unit)),
       }
     }),
     runtimeStatus: view('runtime-status', false, () => ({
-      units: inner
-        .services()
+      units: services()
         .filter((s) => s.kind === 'http')
         .map((s) => ({
           unit: s.unit,
@@ -307,7 +302,7 @@ export function createViews(deps: ViewDeps) {
           latency_ms: s.latency_ms,
           last_observed_at: s.last_observed_at,
         })),
-      degraded_by: degradations(inner.services()),
+      degraded_by: degradations(services()),
     })),
     runtimeContracts: view('runtime-contracts', false, () => ({
       units: contracts.map((c) => ({
@@ -326,7 +321,7 @@ export function createViews(deps: ViewDeps) {
     })),
     runtimeObservations: view('runtime-observations', false, () => ({
       observations: latest,
-      degraded_by: degradations(inner.services()),
+      degraded_by: degradations(services()),
     })),
   }
 }
