@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, like, lt, lte, sql } from 'drizzle-orm'
+import { and, asc, count, desc, eq, lt, lte, sql } from 'drizzle-orm'
 import { newId, nowIso } from '../../common/time.ts'
 import type { Db } from '../../db/sqlite.ts'
 import { docHash, resourceKey } from './host.ts'
@@ -122,7 +122,7 @@ export function auditView(r: typeof auditEvents.$inferSelect) {
 
 export function listAudit(db: Db, q: { kindPrefix?: string; before?: string; limit: number }) {
   const where = and(
-    q.kindPrefix ? like(auditEvents.kind, `${q.kindPrefix.replace(/[%_]/g, '')}%`) : undefined,
+    q.kindPrefix ? sql`substr(${auditEvents.kind}, 1, ${q.kindPrefix.length}) = ${q.kindPrefix}` : undefined,
     q.before ? lt(auditEvents.eventId, q.before) : undefined,
   )
   return db

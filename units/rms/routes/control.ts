@@ -9,6 +9,7 @@ import {
   DispatchPreviewRequest,
   Leases,
   ReconcileResult,
+  rejectUnknownFields,
   Schedule,
   Watchdog,
 } from '../model.ts'
@@ -219,6 +220,7 @@ export const controlRoutes = (deps: ControlDeps) => {
           },
           {
             body: DispatchPreviewRequest,
+            ...rejectUnknownFields(DispatchPreviewRequest),
             response: { 200: DispatchPreview, ...WRITE_ERRORS },
             detail: { summary: 'Which agent would get this work (nothing is dispatched)' },
           },

@@ -3,7 +3,7 @@ import { AppError, notFound, unprocessable } from '../../../common/errors.ts'
 import { newId, nowIso } from '../../../common/time.ts'
 import type { Db } from '../../../db/sqlite.ts'
 import { type AuthorityPlugin, mark } from '../authority.ts'
-import { Approval, ApprovalRecordRequest, Approvals, LimitQuery } from '../model.ts'
+import { Approval, ApprovalRecordRequest, Approvals, LimitQuery, rejectUnknownFields } from '../model.ts'
 import * as store from '../store.ts'
 import { READ_ERRORS, WRITE_ERRORS } from './runtime.ts'
 
@@ -131,6 +131,7 @@ export const executionRoutes = (deps: ExecutionDeps) =>
         },
         {
           body: ApprovalRecordRequest,
+          ...rejectUnknownFields(ApprovalRecordRequest),
           response: { 200: Approval, 201: Approval, ...WRITE_ERRORS },
           detail: {
             summary: 'Record an execution approval (pending may be decided once; decisions are final)',

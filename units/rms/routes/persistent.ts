@@ -14,6 +14,7 @@ import {
   ProposalActivated,
   Proposals,
   ReviewRequest,
+  rejectUnknownFields,
   Workspaces,
 } from '../model.ts'
 import { canActivate, canReview, type Verdict } from '../rules/proposals.ts'
@@ -226,6 +227,7 @@ export const persistentRoutes = (deps: PersistentDeps) => {
           {
             params: Slug,
             body: CreateProposalRequest,
+            ...rejectUnknownFields(CreateProposalRequest),
             response: { 201: Proposal, ...WRITE_ERRORS },
             detail: { summary: 'Create a learning proposal (proposer = the authority subject)' },
           },
@@ -275,6 +277,7 @@ export const persistentRoutes = (deps: PersistentDeps) => {
           {
             params: SlugProposal,
             body: ReviewRequest,
+            ...rejectUnknownFields(ReviewRequest),
             response: { 200: Proposal, ...WRITE_ERRORS },
             detail: { summary: 'Review a proposal: approved or rejected (terminal; not by the proposer)' },
           },

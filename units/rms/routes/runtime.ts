@@ -12,6 +12,7 @@ import {
   PatchApplyRequest,
   PatchPlan,
   PatchPlanRequest,
+  rejectUnknownFields,
   Topology,
   TopologyDiff,
 } from '../model.ts'
@@ -161,6 +162,7 @@ export const runtimeRoutes = (deps: RuntimeDeps) =>
           }),
           {
             body: PatchPlanRequest,
+            ...rejectUnknownFields(PatchPlanRequest),
             response: { 200: PatchPlan, ...WRITE_ERRORS },
             detail: {
               summary: 'Plan a runtime-host patch (desired state + optional changes against the host)',
@@ -178,6 +180,7 @@ export const runtimeRoutes = (deps: RuntimeDeps) =>
           }),
           {
             body: PatchApplyRequest,
+            ...rejectUnknownFields(PatchApplyRequest),
             response: { 200: PatchApplied, ...WRITE_ERRORS },
             detail: { summary: 'Apply a patch plan to the runtime host (atomic file writes, audited)' },
           },

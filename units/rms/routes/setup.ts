@@ -8,6 +8,7 @@ import {
   ClassifyRequest,
   DomainList,
   DomainProfiles,
+  rejectUnknownFields,
   SetupPreview,
   SetupPreviewRequest,
   SetupRequest,
@@ -143,6 +144,7 @@ export const setupRoutes = (deps: SetupDeps) => {
         {
           params: DomainParams,
           body: SetupRequest,
+          ...rejectUnknownFields(SetupRequest),
           response: { 200: SetupResult, ...WRITE_ERRORS },
           detail: { summary: 'Set up a domain profile: plan and apply its agents on the runtime host' },
         },
