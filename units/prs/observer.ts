@@ -72,13 +72,9 @@ export async function probe(
       body: null,
     }
   }
-  let body: unknown = typeof res.body === 'string' ? null : res.body
-  let message: string | null = null
-  if (body !== null && JSON.stringify(body).length > MAX_KEPT_BODY_CHARS) {
-    body = null
-    message = `body larger than ${MAX_KEPT_BODY_CHARS} characters, not kept`
-  }
-  if (surface !== 'liveness' && typeof res.body === 'string') {
+  // Liveness may answer in any format; manifests and facts are JSON or they are unusable.
+  const isJson = typeof res.body !== 'string'
+  if (surface !== 'liveness' && !isJson) {
     return {
       unit,
       surface,
@@ -91,6 +87,12 @@ export async function probe(
       latency_ms: latency,
       body: null,
     }
+  }
+  let body: unknown = isJson ? res.body : null
+  let message: string | null = null
+  if (body !== null && JSON.stringify(body).length > MAX_KEPT_BODY_CHARS) {
+    body = null
+    message = `body larger than ${MAX_KEPT_BODY_CHARS} characters, not kept`
   }
   return {
     unit,
