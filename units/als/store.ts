@@ -1,14 +1,19 @@
 import type { Database } from 'bun:sqlite'
-import { and, asc, count, eq, gte, ne, sql } from 'drizzle-orm'
+import { and, asc, count, eq, getTableColumns, gte, min, ne, sql } from 'drizzle-orm'
 import { AppError, unavailable } from '../../common/errors.ts'
 import type { Db } from '../../db/sqlite.ts'
 import type { RuntimeState } from './rules/promotion.ts'
 import type { ProposalState, RunState } from './rules/states.ts'
 import { idempotency, proposals, replays, runs, runtimeTargets, transitions } from './tables.ts'
 
-export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
-/** Either the database or an open transaction: store functions work on both. */
-export type Q = Db | Tx
+/**
+ * What store functions work on: the unit's prepared statements (one connection, so they take
+ * part in whatever transaction is open). Drizzle's query builder costs hundreds of microseconds
+ * per call here, so every query is built once and prepared.
+ */
+export type Q = Statements
+/** The same handle, inside a write transaction. */
+export type Tx = Statements
 
 export type RunRow = typeof runs.$inferSelect
 export type NewRun = typeof runs.$inferInsert
@@ -27,6 +32,7 @@ export type IdempotencyRow = typeof idempotency.$inferSelect
 export class Persistence {
   private failing = false
   private readonly probe: () => void
+  private prepared: Statements | undefined
 
   constructor(
     readonly db: Db,
@@ -34,6 +40,12 @@ export class Persistence {
     private readonly onFailure: (err: unknown) => void,
   ) {
     this.probe = () => void sqlite.query('SELECT 1').get()
+  }
+
+  /** Prepared on first use, under the guard, so a dead database is a 503 and not a crash. */
+  private statements(): Statements {
+    this.prepared ??= prepareStatements(this.db)
+    return this.prepared
   }
 
   /** Whether the database answers and the last write did not fail. Never blocks: SQLite is local. */
@@ -47,12 +59,15 @@ export class Persistence {
   }
 
   read<T>(fn: (q: Q) => T): T {
-    return this.guard(() => fn(this.db))
+    return this.guard(() => fn(this.statements()))
   }
 
   /** One IMMEDIATE transaction, committed before this returns (synchronous callback only). */
   write<T>(fn: (tx: Tx) => T): T {
-    const result = this.guard(() => this.db.transaction(fn, { behavior: 'immediate' }))
+    const result = this.guard(() => {
+      const statements = this.statements()
+      return this.db.transaction(() => fn(statements), { behavior: 'immediate' })
+    })
     this.failing = false
     return result
   }
@@ -104,6 +119,8 @@ export class Persistence {
 
   private guard<T>(fn: () => T): T {
     try {
+      // Prepared statements outlive a closed handle in bun:sqlite; the probe does not.
+      this.probe()
       return fn()
     } catch (err) {
       if (err instanceof AppError) throw err
@@ -114,34 +131,58 @@ export class Persistence {
   }
 }
 
-// ---- runs ----
+// ---- prepared statements ----
 
 const p = (name: string) => sql.placeholder(name)
 
-/** Intake is the hot path: its statements are prepared once per database (Drizzle's builder is slow). */
-function prepareRunStatements(db: Db) {
+/** Placeholders for every column of a table, named after the Drizzle property. */
+function placeholders<T extends Record<string, unknown>>(
+  columns: T,
+): { [K in keyof T]: ReturnType<typeof p> } {
+  return Object.fromEntries(Object.keys(columns).map((k) => [k, p(k)])) as {
+    [K in keyof T]: ReturnType<typeof p>
+  }
+}
+
+const MUTABLE_PROPOSAL_FIELDS = [
+  'state',
+  'approvalId',
+  'policyApproved',
+  'humanApproved',
+  'staleInvalidated',
+  'approvalCheckedAt',
+  'runtimeStateBefore',
+  'runtimeStateAfter',
+  'activatedAt',
+  'rollbackReason',
+  'rollbackRestored',
+  'rolledBackAt',
+  'updatedAt',
+] as const
+type MutableProposal = Pick<ProposalRow, (typeof MUTABLE_PROPOSAL_FIELDS)[number]>
+
+function prepareStatements(db: Db) {
+  const target = (t: {
+    targetType: typeof runtimeTargets.targetType
+    targetId: typeof runtimeTargets.targetId
+  }) => and(eq(t.targetType, p('targetType')), eq(t.targetId, p('targetId')))
+  const runtimeValues = {
+    activeProposalId: p('activeProposalId'),
+    candidateHash: p('candidateHash'),
+    decision: p('decision'),
+    updatedAt: p('updatedAt'),
+  }
   return {
-    insert: db
+    insertRun: db
       .insert(runs)
-      .values({
-        runId: p('runId'),
-        tenantRef: p('tenantRef'),
-        traceId: p('traceId'),
-        correlationId: p('correlationId'),
-        outcome: p('outcome'),
-        guardrailDecision: p('guardrailDecision'),
-        familyVersionSet: p('familyVersionSet'),
-        state: p('state'),
-        signalEmitted: p('signalEmitted'),
-        sampledIn: p('sampledIn'),
-        priorityScore: p('priorityScore'),
-        runHash: p('runHash'),
-        provenanceHash: p('provenanceHash'),
-        serviceMode: p('serviceMode'),
-        recordedAt: p('recordedAt'),
-      })
+      .values(placeholders(getTableColumns(runs)))
       .prepare(),
-    byTrace: db
+    runById: db
+      .select()
+      .from(runs)
+      .where(eq(runs.runId, p('runId')))
+      .prepare(),
+    runByTrace: db
       .select()
       .from(runs)
       .where(eq(runs.traceId, p('traceId')))
@@ -152,154 +193,195 @@ function prepareRunStatements(db: Db) {
       .where(and(eq(runs.correlationId, p('correlationId')), ne(runs.tenantRef, p('tenantRef'))))
       .limit(1)
       .prepare(),
+    markRunProposed: db
+      .update(runs)
+      .set({ state: 'proposed' })
+      .where(eq(runs.runId, p('runId')))
+      .prepare(),
+    runsByState: db.select({ state: runs.state, n: count() }).from(runs).groupBy(runs.state).prepare(),
+
+    insertReplay: db
+      .insert(replays)
+      .values(placeholders(getTableColumns(replays)))
+      .prepare(),
+    replaysSince: db
+      .select({ n: count(), oldest: min(replays.evaluatedAt) })
+      .from(replays)
+      .where(gte(replays.evaluatedAt, p('since')))
+      .prepare(),
+
+    insertProposal: db
+      .insert(proposals)
+      .values(placeholders(getTableColumns(proposals)))
+      .prepare(),
+    proposalById: db
+      .select()
+      .from(proposals)
+      .where(eq(proposals.proposalId, p('proposalId')))
+      .prepare(),
+    updateProposal: db
+      .update(proposals)
+      .set(Object.fromEntries(MUTABLE_PROPOSAL_FIELDS.map((f) => [f, p(f)])))
+      .where(eq(proposals.proposalId, p('proposalId')))
+      .prepare(),
+    activeOnTarget: db
+      .select({ proposalId: proposals.proposalId })
+      .from(proposals)
+      .where(
+        and(
+          eq(proposals.targetType, p('targetType')),
+          eq(proposals.targetId, p('targetId')),
+          eq(proposals.state, 'activated'),
+          ne(proposals.proposalId, p('exceptId')),
+        ),
+      )
+      .limit(1)
+      .prepare(),
+    proposalsByState: db
+      .select({ state: proposals.state, n: count() })
+      .from(proposals)
+      .groupBy(proposals.state)
+      .prepare(),
+
+    insertTransition: db
+      .insert(transitions)
+      .values({
+        proposalId: p('proposalId'),
+        targetType: p('targetType'),
+        targetId: p('targetId'),
+        trigger: p('trigger'),
+        fromState: p('fromState'),
+        toState: p('toState'),
+        stateKeyBefore: p('stateKeyBefore'),
+        stateKeyAfter: p('stateKeyAfter'),
+        at: p('at'),
+      })
+      .prepare(),
+    activationsSince: db
+      .select({ n: count() })
+      .from(transitions)
+      .where(and(eq(transitions.toState, 'activated'), gte(transitions.at, p('since'))))
+      .prepare(),
+    targetChangesSince: db
+      .select({ before: transitions.stateKeyBefore, after: transitions.stateKeyAfter })
+      .from(transitions)
+      .where(
+        and(
+          eq(transitions.targetType, p('targetType')),
+          eq(transitions.targetId, p('targetId')),
+          gte(transitions.at, p('since')),
+          sql`${transitions.stateKeyAfter} IS NOT NULL`,
+        ),
+      )
+      .orderBy(asc(transitions.id))
+      .prepare(),
+
+    runtimeTarget: db.select().from(runtimeTargets).where(target(runtimeTargets)).prepare(),
+    saveRuntimeTarget: db
+      .insert(runtimeTargets)
+      .values({ targetType: p('targetType'), targetId: p('targetId'), ...runtimeValues })
+      .onConflictDoUpdate({
+        target: [runtimeTargets.targetType, runtimeTargets.targetId],
+        // Drizzle types update sets by value; placeholders are filled (and JSON-encoded) at run time.
+        set: runtimeValues as unknown as Partial<typeof runtimeTargets.$inferInsert>,
+      })
+      .prepare(),
+
+    idempotent: db
+      .select()
+      .from(idempotency)
+      .where(
+        and(eq(idempotency.operation, p('operation')), eq(idempotency.idempotencyKey, p('idempotencyKey'))),
+      )
+      .prepare(),
+    insertIdempotent: db
+      .insert(idempotency)
+      .values(placeholders(getTableColumns(idempotency)))
+      .prepare(),
   }
 }
 
-const runStatements = new WeakMap<Db, ReturnType<typeof prepareRunStatements>>()
+export type Statements = ReturnType<typeof prepareStatements>
 
-/** Prepared statements of the intake path; they run on the one connection, inside any open transaction. */
-export function intakeStatements(db: Db) {
-  let statements = runStatements.get(db)
-  if (!statements) {
-    statements = prepareRunStatements(db)
-    runStatements.set(db, statements)
-  }
-  return statements
-}
+// ---- runs ----
 
-export const insertRun = (q: Q, row: NewRun): void => void q.insert(runs).values(row).run()
+export const insertRun = (q: Q, row: NewRun): void => void q.insertRun.run(row)
 
-export const findRun = (q: Q, runId: string): RunRow | undefined =>
-  q.select().from(runs).where(eq(runs.runId, runId)).get()
+export const findRun = (q: Q, runId: string): RunRow | undefined => q.runById.get({ runId })
 
-export const findRunByTrace = (q: Q, traceId: string): RunRow | undefined =>
-  q.select().from(runs).where(eq(runs.traceId, traceId)).get()
+export const findRunByTrace = (q: Q, traceId: string): RunRow | undefined => q.runByTrace.get({ traceId })
 
 /** A run with this correlation id under another tenant, if any. */
 export const findCorrelationElsewhere = (q: Q, correlationId: string, tenantRef: string) =>
-  q
-    .select({ runId: runs.runId, tenantRef: runs.tenantRef })
-    .from(runs)
-    .where(and(eq(runs.correlationId, correlationId), ne(runs.tenantRef, tenantRef)))
-    .limit(1)
-    .get()
+  q.correlationElsewhere.get({ correlationId, tenantRef })
 
-export const markRunProposed = (q: Q, runId: string): void =>
-  void q.update(runs).set({ state: 'proposed' }).where(eq(runs.runId, runId)).run()
+export const markRunProposed = (q: Q, runId: string): void => void q.markRunProposed.run({ runId })
+
+export const countRunsByState = (q: Q): Partial<Record<RunState, number>> =>
+  Object.fromEntries(q.runsByState.all().map((r) => [r.state, r.n]))
 
 // ---- replays ----
 
-export const insertReplay = (q: Q, row: NewReplay): void => void q.insert(replays).values(row).run()
+export const insertReplay = (q: Q, row: NewReplay): void => void q.insertReplay.run(row)
 
-export const countReplaysSince = (q: Q, since: string): number =>
-  q.select({ n: count() }).from(replays).where(gte(replays.evaluatedAt, since)).get()?.n ?? 0
-
-/** The oldest replay inside the window: when the next budget slot frees up. */
-export const oldestReplaySince = (q: Q, since: string): string | undefined =>
-  q
-    .select({ at: replays.evaluatedAt })
-    .from(replays)
-    .where(gte(replays.evaluatedAt, since))
-    .orderBy(asc(replays.evaluatedAt))
-    .limit(1)
-    .get()?.at
+/** Replays inside the window, and the oldest of them (when the next budget slot frees up). */
+export function replaysSince(q: Q, since: string): { count: number; oldest: string | null } {
+  const r = q.replaysSince.get({ since })
+  return { count: r?.n ?? 0, oldest: r?.oldest ?? null }
+}
 
 // ---- proposals ----
 
-export const insertProposal = (q: Q, row: NewProposal): void => void q.insert(proposals).values(row).run()
+export const insertProposal = (q: Q, row: ProposalRow): void => void q.insertProposal.run(row)
 
 export const findProposal = (q: Q, proposalId: string): ProposalRow | undefined =>
-  q.select().from(proposals).where(eq(proposals.proposalId, proposalId)).get()
+  q.proposalById.get({ proposalId })
 
-export const updateProposal = (q: Q, proposalId: string, set: Partial<NewProposal>): void =>
-  void q.update(proposals).set(set).where(eq(proposals.proposalId, proposalId)).run()
+/** Write a proposal's mutable fields: the stored row with `set` applied. */
+export function updateProposal(q: Q, current: ProposalRow, set: Partial<MutableProposal>): void {
+  const next = { ...current, ...set }
+  const params: Record<string, unknown> = { proposalId: current.proposalId }
+  for (const f of MUTABLE_PROPOSAL_FIELDS) params[f] = next[f]
+  q.updateProposal.run(params)
+}
 
 /** Another proposal currently activated on the same target. */
 export const findActiveOnTarget = (q: Q, targetType: string, targetId: string, exceptId: string) =>
-  q
-    .select({ proposalId: proposals.proposalId })
-    .from(proposals)
-    .where(
-      and(
-        eq(proposals.targetType, targetType),
-        eq(proposals.targetId, targetId),
-        eq(proposals.state, 'activated'),
-        ne(proposals.proposalId, exceptId),
-      ),
-    )
-    .limit(1)
-    .get()
+  q.activeOnTarget.get({ targetType, targetId, exceptId })
 
-export const countProposalsByState = (q: Q): Partial<Record<ProposalState, number>> => {
-  const rows = q.select({ state: proposals.state, n: count() }).from(proposals).groupBy(proposals.state).all()
-  return Object.fromEntries(rows.map((r) => [r.state, r.n]))
-}
-
-export const countRunsByState = (q: Q): Partial<Record<RunState, number>> => {
-  const rows = q.select({ state: runs.state, n: count() }).from(runs).groupBy(runs.state).all()
-  return Object.fromEntries(rows.map((r) => [r.state, r.n]))
-}
+export const countProposalsByState = (q: Q): Partial<Record<ProposalState, number>> =>
+  Object.fromEntries(q.proposalsByState.all().map((r) => [r.state, r.n]))
 
 // ---- transitions and runtime targets ----
 
-export const insertTransition = (q: Q, row: NewTransition): void =>
-  void q.insert(transitions).values(row).run()
+export function insertTransition(q: Q, row: NewTransition): void {
+  q.insertTransition.run({ fromState: null, stateKeyBefore: null, stateKeyAfter: null, ...row })
+}
 
 export const countActivationsSince = (q: Q, since: string): number =>
-  q
-    .select({ n: count() })
-    .from(transitions)
-    .where(and(eq(transitions.toState, 'activated'), gte(transitions.at, since)))
-    .get()?.n ?? 0
+  q.activationsSince.get({ since })?.n ?? 0
 
 /** Runtime changes of a target (activations and rollbacks) since a moment, oldest first. */
 export const targetChangesSince = (q: Q, targetType: string, targetId: string, since: string) =>
-  q
-    .select({ before: transitions.stateKeyBefore, after: transitions.stateKeyAfter })
-    .from(transitions)
-    .where(
-      and(
-        eq(transitions.targetType, targetType),
-        eq(transitions.targetId, targetId),
-        gte(transitions.at, since),
-        sql`${transitions.stateKeyAfter} IS NOT NULL`,
-      ),
-    )
-    .orderBy(asc(transitions.id))
-    .all()
+  q.targetChangesSince.all({ targetType, targetId, since })
 
 export const findRuntimeTarget = (q: Q, targetType: string, targetId: string) =>
-  q
-    .select()
-    .from(runtimeTargets)
-    .where(and(eq(runtimeTargets.targetType, targetType), eq(runtimeTargets.targetId, targetId)))
-    .get()
+  q.runtimeTarget.get({ targetType, targetId })
 
 export function saveRuntimeTarget(q: Q, state: RuntimeState, at: string): void {
-  const values = {
+  q.saveRuntimeTarget.run({
+    targetType: state.target_type,
+    targetId: state.target_id,
     activeProposalId: state.active_proposal_id,
     candidateHash: state.candidate_hash,
     decision: state.decision ?? null,
     updatedAt: at,
-  }
-  q.insert(runtimeTargets)
-    .values({ targetType: state.target_type, targetId: state.target_id, ...values })
-    .onConflictDoUpdate({ target: [runtimeTargets.targetType, runtimeTargets.targetId], set: values })
-    .run()
+  })
 }
 
 // ---- idempotency ----
 
-export const findIdempotent = (
-  q: Q,
-  operation: 'activate' | 'rollback',
-  key: string,
-): IdempotencyRow | undefined =>
-  q
-    .select()
-    .from(idempotency)
-    .where(and(eq(idempotency.operation, operation), eq(idempotency.idempotencyKey, key)))
-    .get()
+export const findIdempotent = (q: Q, operation: 'activate' | 'rollback', idempotencyKey: string) =>
+  q.idempotent.get({ operation, idempotencyKey })
 
-export const saveIdempotent = (q: Q, row: typeof idempotency.$inferInsert): void =>
-  void q.insert(idempotency).values(row).run()
+export const saveIdempotent = (q: Q, row: IdempotencyRow): void => void q.insertIdempotent.run(row)

@@ -255,7 +255,7 @@ export async function approveCheck(
     let staleInvalidated = false
     if (verdict.ok) {
       state = 'approved'
-      updateProposal(tx, p.proposalId, {
+      updateProposal(tx, p, {
         state,
         approvalId: body.approval_id,
         policyApproved: true,
@@ -266,7 +266,7 @@ export async function approveCheck(
       })
     } else if (verdict.code === 'approval_rejected') {
       state = 'rejected'
-      updateProposal(tx, p.proposalId, {
+      updateProposal(tx, p, {
         state,
         approvalId: body.approval_id,
         policyApproved: false,
@@ -277,7 +277,7 @@ export async function approveCheck(
     } else if (verdict.code === 'approval_stale') {
       staleInvalidated = true
       if (p.state === 'approved') state = 'proposed'
-      updateProposal(tx, p.proposalId, {
+      updateProposal(tx, p, {
         state,
         policyApproved: false,
         humanApproved: false,
@@ -398,7 +398,7 @@ export function activate(
       before: runtimeStateKey(before),
       after: runtimeStateKey(after),
     })
-    updateProposal(tx, p.proposalId, {
+    updateProposal(tx, p, {
       state: 'activated',
       runtimeStateBefore: before,
       runtimeStateAfter: after,
@@ -454,7 +454,7 @@ export function rollback(
       before: runtimeStateKey(current),
       after: runtimeStateKey(after),
     })
-    updateProposal(tx, p.proposalId, {
+    updateProposal(tx, p, {
       state: 'rolled_back',
       rollbackReason: body.reason,
       rollbackRestored: restored,

@@ -18,14 +18,7 @@ import {
 } from '../rules/hashing.ts'
 import { evidenceStale, WEIGHT_TRAINING, withinWindow } from '../rules/promotion.ts'
 import { contractProblems, evaluateReplay, type ReplayEvaluation } from '../rules/thresholds.ts'
-import {
-  countReplaysSince,
-  findRun,
-  insertReplay,
-  markRunProposed,
-  oldestReplaySince,
-  type Tx,
-} from '../store.ts'
+import { findRun, insertReplay, markRunProposed, replaysSince, type Tx } from '../store.ts'
 import { type AlsDeps, iso, REPLAY_BUDGET_WINDOW_MS } from './deps.ts'
 import { createProposal } from './proposals.ts'
 
@@ -51,9 +44,8 @@ export function checkTargetEnabled(deps: AlsDeps, targetType: string): void {
 /** Take one slot of the rolling-hour replay budget, or refuse. Runs inside the write transaction. */
 function takeBudgetSlot(deps: AlsDeps, tx: Tx, now: number): void {
   const since = iso(now - REPLAY_BUDGET_WINDOW_MS)
-  const used = countReplaysSince(tx, since)
+  const { count: used, oldest } = replaysSince(tx, since)
   if (used >= deps.settings.replayBudget) {
-    const oldest = oldestReplaySince(tx, since)
     throw unprocessable('replay_budget_exhausted', 'The replay budget of the rolling hour is used up.', {
       budget: deps.settings.replayBudget,
       used,

@@ -4,7 +4,7 @@ import { newId } from '../../../common/time.ts'
 import type { IntakeRequest, IntakeResponse, RunRecord } from '../model.ts'
 import { runHash, runProvenanceHash, sampledIn } from '../rules/hashing.ts'
 import { emitsSignal, priorityScore, securityCriticalFamilies } from '../rules/intake.ts'
-import { findRun, intakeStatements, type RunRow } from '../store.ts'
+import { findCorrelationElsewhere, findRun, findRunByTrace, insertRun, type RunRow } from '../store.ts'
 import { type AlsDeps, iso } from './deps.ts'
 
 type Intake = Static<typeof IntakeRequest>
@@ -43,9 +43,8 @@ function recordRun(deps: AlsDeps, body: Intake) {
   const sampled = sampledIn(body.tenant_ref, body.trace_id, deps.settings.sampleRate)
   const priority = priorityScore(body.outcome, body.guardrail_decision)
   const signal = emitsSignal(deps.settings.serviceMode, sampled, priority, deps.settings.signalMinPriority)
-  return deps.persistence.writeGrouped(() => {
-    const statements = intakeStatements(deps.persistence.db)
-    const existing = statements.byTrace.get({ traceId: body.trace_id })
+  return deps.persistence.writeGrouped((tx) => {
+    const existing = findRunByTrace(tx, body.trace_id)
     if (existing) {
       if (existing.tenantRef !== body.tenant_ref) throw tenantInconsistent({ field: 'trace_id' })
       if (existing.runHash !== hash) {
@@ -55,9 +54,7 @@ function recordRun(deps: AlsDeps, body: Intake) {
       }
       return { duplicate: true, run: runFields(existing) }
     }
-    if (
-      statements.correlationElsewhere.get({ correlationId: body.correlation_id, tenantRef: body.tenant_ref })
-    ) {
+    if (findCorrelationElsewhere(tx, body.correlation_id, body.tenant_ref)) {
       throw tenantInconsistent({ field: 'correlation_id' })
     }
     const row = {
@@ -77,7 +74,7 @@ function recordRun(deps: AlsDeps, body: Intake) {
       serviceMode: deps.settings.serviceMode,
       recordedAt: iso(deps.now()),
     }
-    statements.insert.run(row)
+    insertRun(tx, row)
     return { duplicate: false, run: runFields(row) }
   })
 }

@@ -7,7 +7,7 @@ import { effectiveMode, SERVICE_MODES, type ServiceMode } from '../rules/modes.t
 import { BLOCKED_COMBINATIONS, RISK_CLASSES, TARGET_TYPES, WEIGHT_TRAINING } from '../rules/promotion.ts'
 import { PROPOSAL_STATES, RUN_STATES, TERMINAL_STATES, TRANSITIONS } from '../rules/states.ts'
 import { REPLAY_VERDICTS } from '../rules/thresholds.ts'
-import { countProposalsByState, countReplaysSince, countRunsByState } from '../store.ts'
+import { countProposalsByState, countRunsByState, replaysSince } from '../store.ts'
 import { type AlsDeps, iso, REPLAY_BUDGET_WINDOW_MS } from './deps.ts'
 
 export interface StatusSnapshot {
@@ -47,7 +47,7 @@ export function statusSnapshot(deps: AlsDeps): StatusSnapshot {
     try {
       queue = deps.persistence.read((q) => {
         const byState = countProposalsByState(q)
-        const replays = countReplaysSince(q, iso(deps.now() - REPLAY_BUDGET_WINDOW_MS))
+        const replays = replaysSince(q, iso(deps.now() - REPLAY_BUDGET_WINDOW_MS)).count
         const runs = countRunsByState(q)
         runsByState = runs
         proposalsByState = byState
