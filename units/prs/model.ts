@@ -120,6 +120,10 @@ const DocsFinding = t.Object({
   sections_found: Strings,
   sections_missing: Strings,
   status: t.Union([t.Literal('ready'), t.Literal('incomplete'), t.Literal('missing')]),
+  claims: t.Object(
+    { port: N(t.Integer()), liveness: N(S) },
+    { description: 'port and liveness route the opening paragraph states' },
+  ),
 })
 export const DocsPlatformResponse = View(
   {

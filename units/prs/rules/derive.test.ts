@@ -197,3 +197,22 @@ describe('docs standard check', () => {
     expect(sectionsOf('# Title\n## Routes\n', ['tool_profile'])).toEqual([])
   })
 })
+
+describe('docs that contradict the contract', () => {
+  test('a doc stating another port or liveness route is blocking drift; the right ones are clean', () => {
+    const cs = fixtureContracts()
+    const doc = (text: string) => (path: string) => (path === 'docs/units/web.md' ? text : null)
+    const good = docsFindings(cs, doc('# WEB\n\nPort 18080, liveness `GET /health`. Small.\n'))
+    expect(deriveDrift(cs, [], good, {}).items.filter((i) => i.severity === 'blocking')).toEqual([])
+    const bad = docsFindings(cs, doc('# WEB\n\nPort 18081, liveness `GET /healthz`. Small.\n'))
+    const items = deriveDrift(cs, [], bad, {}).items.filter((i) => i.severity === 'blocking')
+    expect(items.map((i) => i.message)).toEqual([
+      'docs/units/web.md states port 18081, the contract declares 18080',
+      'docs/units/web.md states liveness /healthz, the contract declares /health',
+    ])
+    const rms = docsFindings(cs, (p) =>
+      p === 'docs/units/rms.md' ? '# RMS\n\nPort 8080 inside its container.\n' : null,
+    )
+    expect(deriveDrift(cs, [], rms, {}).blocking_count).toBe(0)
+  })
+})

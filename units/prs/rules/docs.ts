@@ -45,6 +45,20 @@ export function sectionPresent(headings: string[], section: DocsSectionKey): boo
   })
 }
 
+/** What a doc's opening paragraph states about the runtime ("Port 18092, liveness `GET /health`."). */
+export interface DocsClaims {
+  port: number | null
+  liveness: string | null
+}
+
+export function docsClaims(markdown: string): DocsClaims {
+  const blocks = markdown.split(/\n\s*\n/).map((b) => b.trim())
+  const first = blocks.find((b) => b !== '' && !b.startsWith('#')) ?? ''
+  const port = /\bport (\d{2,5})\b/i.exec(first)?.[1]
+  const liveness = /liveness `GET ([^`\s]+)`/i.exec(first)?.[1]
+  return { port: port ? Number(port) : null, liveness: liveness ?? null }
+}
+
 export interface DocsFinding {
   unit: string
   entrypoint: string
@@ -53,6 +67,7 @@ export interface DocsFinding {
   sections_found: DocsSectionKey[]
   sections_missing: DocsSectionKey[]
   status: 'ready' | 'incomplete' | 'missing'
+  claims: DocsClaims
 }
 
 /** `read` returns the file's text or null when it does not exist. */
@@ -72,6 +87,7 @@ export function docsFindings(
         sections_found: [],
         sections_missing: required,
         status: 'missing' as const,
+        claims: { port: null, liveness: null },
       }
     }
     const found = sectionsOf(text, required)
@@ -84,6 +100,7 @@ export function docsFindings(
       sections_found: found,
       sections_missing: missing,
       status: missing.length === 0 ? ('ready' as const) : ('incomplete' as const),
+      claims: docsClaims(text),
     }
   })
 }

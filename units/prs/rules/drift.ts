@@ -216,6 +216,36 @@ export function membershipDrift(c: UnitContract, obs: Observation): DriftItem[] 
   return out
 }
 
+/** A doc that states another port or liveness route than the contract contradicts it. */
+export function docsContradictions(contracts: readonly UnitContract[], findings: DocsFinding[]): DriftItem[] {
+  const out: DriftItem[] = []
+  for (const f of findings) {
+    const c = contracts.find((x) => x.unit === f.unit)
+    if (!c) continue
+    const base = { unit: f.unit, source: 'docs' as const, severity: 'blocking' as const, observed_at: null }
+    const ports = c.ports.flatMap((p) => (p.container_port ? [p.port, p.container_port] : [p.port]))
+    if (f.claims.port !== null && !ports.includes(f.claims.port)) {
+      out.push({
+        ...base,
+        kind: 'docs_contradict_contract',
+        message: `${f.entrypoint} states port ${f.claims.port}, the contract declares ${ports.join(', ') || 'none'}`,
+        contract_value: ports,
+        observed_value: f.claims.port,
+      })
+    }
+    if (f.claims.liveness !== null && f.claims.liveness !== c.liveness) {
+      out.push({
+        ...base,
+        kind: 'docs_contradict_contract',
+        message: `${f.entrypoint} states liveness ${f.claims.liveness}, the contract declares ${c.liveness ?? 'none'}`,
+        contract_value: c.liveness,
+        observed_value: f.claims.liveness,
+      })
+    }
+  }
+  return out
+}
+
 export function docsDrift(findings: DocsFinding[]): DriftItem[] {
   return findings
     .filter((f) => f.status !== 'ready')
@@ -279,7 +309,7 @@ export function deriveDrift(
     const membership = of('membership_facts')
     if (membership) items.push(...membershipDrift(c, membership))
   }
-  items.push(...docsDrift(docs))
+  items.push(...docsContradictions(contracts, docs), ...docsDrift(docs))
   const blocking = items.filter((i) => i.severity === 'blocking').length
   const warnings = items.length - blocking
   return {
