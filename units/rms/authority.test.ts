@@ -9,81 +9,12 @@ import {
   bearer,
   bootLocal,
   bootWithProjection,
+  INTERNAL_ROUTES,
+  type Level,
   type ProjectionLayer,
   projectionLayer,
   TOKENS,
 } from './testing.ts'
-
-type Level = 'read' | 'write'
-interface RouteCase {
-  method: 'GET' | 'POST'
-  path: string
-  level: Level
-  body?: unknown
-}
-
-const R = (path: string): RouteCase => ({ method: 'GET', path, level: 'read' })
-const RP = (path: string, body: unknown): RouteCase => ({ method: 'POST', path, level: 'read', body })
-const W = (path: string, body: unknown = {}): RouteCase => ({ method: 'POST', path, level: 'write', body })
-
-/** Every internal route of the spec's RMS Endpoints part, plus the execution approvals lane. */
-export const INTERNAL_ROUTES: RouteCase[] = [
-  RP('/api/v1/classify', { text: 'a refund ticket from a customer' }),
-  RP('/api/v1/setup/preview', { domain_id: 'research', profile_id: 'research-pair' }),
-  R('/api/v1/domains'),
-  R('/api/v1/domains/support/profiles'),
-  W('/api/v1/domains/research/setup', { profile_id: 'research-pair' }),
-  R('/api/v1/runtime/inventory'),
-  R('/api/v1/topology/current'),
-  R('/api/v1/topology/diff'),
-  R('/api/v1/drift/summary'),
-  R('/metrics'),
-  W('/api/v1/runtime-host/patch/plan', {}),
-  W('/api/v1/runtime-host/patch/apply', { plan_id: 'no-such-plan' }),
-  R('/api/v1/agent-runtime/catalog'),
-  R('/api/v1/agent-runtime/catalog/a-orchestrator'),
-  R('/api/v1/agent-runtime/team-handoff-policies'),
-  R('/api/v1/agent-runtime/team-handoff-policies/orchestrator'),
-  R('/api/v1/agent-runtime/delegations'),
-  R('/api/v1/agent-runtime/delegation-state'),
-  R('/api/v1/agent-runtime/readiness'),
-  R('/api/v1/audit/events'),
-  R('/api/v1/rollouts/audit'),
-  R('/api/v1/rollouts/history'),
-  R('/api/v1/control-agent/status'),
-  R('/api/v1/control-agent/leases'),
-  R('/api/v1/control-agent/watchdog'),
-  R('/api/v1/control-agent/schedule'),
-  W('/api/v1/control-agent/reconcile'),
-  W('/api/v1/control-agent/dispatch-preview', { text: 'compare two research reports' }),
-  R('/api/v1/persistent-agents'),
-  R('/api/v1/persistent-agents/support-desk'),
-  R('/api/v1/persistent-agents/support-desk/learning-proposals'),
-  W('/api/v1/persistent-agents/support-desk/learning-proposals', {
-    change: { summary: 'shorter replies', settings: { tone: 'brief' } },
-  }),
-  W('/api/v1/persistent-agents/support-desk/learning-proposals/no-such-proposal/review', {
-    decision: 'approved',
-    reason: 'ok',
-  }),
-  W('/api/v1/persistent-agents/support-desk/learning-proposals/no-such-proposal/activate'),
-  R('/api/v1/tool-profiles'),
-  R('/api/v1/agent-tool-policies'),
-  R('/api/v1/agent-tool-policies/orchestrator'),
-  R('/api/v1/voice/targets'),
-  R('/api/v1/voice/targets/default'),
-  R('/api/v1/voice/targets/support-desk'),
-  R('/api/v1/voice/library-governance'),
-  R('/api/v1/workspaces/persistent'),
-  W('/api/v1/execution/approvals', {
-    proposal_ref: 'als:proposal:1',
-    decision: 'pending',
-    policy_approved: false,
-    human_approved: false,
-  }),
-  R('/api/v1/execution/approvals'),
-  R('/api/v1/execution/approvals/no-such-approval'),
-]
 
 type Column =
   | 'no_token'

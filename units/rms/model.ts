@@ -321,7 +321,10 @@ export const Change = t.Union([
     {
       op: t.Literal('upsert'),
       kind: ResourceKindSchema,
-      resource_id: t.String({ minLength: 1, maxLength: 63 }),
+      resource_id: t.String({
+        pattern: '^[a-z0-9][a-z0-9._-]{0,62}$',
+        description: 'the resource id (file name)',
+      }),
       document: t.Record(t.String(), t.Unknown()),
     },
     { additionalProperties: false },
@@ -330,7 +333,10 @@ export const Change = t.Union([
     {
       op: t.Literal('remove'),
       kind: ResourceKindSchema,
-      resource_id: t.String({ minLength: 1, maxLength: 63 }),
+      resource_id: t.String({
+        pattern: '^[a-z0-9][a-z0-9._-]{0,62}$',
+        description: 'the resource id (file name)',
+      }),
     },
     { additionalProperties: false },
   ),
