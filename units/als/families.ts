@@ -15,6 +15,9 @@ export const MatrixAnswer = T.Object(
 
 export const MATRIX_PATH = '/api/v1/contracts/matrix'
 
+/** First retry delay after a failed fetch; it doubles up to the refresh period. */
+const FIRST_RETRY_MS = 500
+
 export interface FamilySettings {
   /** SVC_REGISTRY_URL; undefined: no family truth at all. */
   registryUrl: string | undefined
@@ -66,7 +69,9 @@ export function createFamilyCache(
   let reachable = false
   let lastError: string | null = settings.registryUrl ? 'not fetched yet' : 'SVC_REGISTRY_URL is not set'
   let inflight: Promise<FamilySnapshot> | undefined
-  let timer: ReturnType<typeof setInterval> | undefined
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let running = false
+  let retryMs = FIRST_RETRY_MS
 
   function snapshot(): FamilySnapshot {
     const age = cached ? now() - cached.fetchedAt : null
@@ -127,13 +132,21 @@ export function createFamilyCache(
     refresh,
     ensureFresh: () => (snapshot().state === 'fresh' ? Promise.resolve(snapshot()) : refresh()),
     start() {
-      if (!settings.registryUrl || timer) return
-      void refresh()
-      timer = setInterval(() => void refresh(), settings.refreshMs)
-      timer.unref?.()
+      if (!settings.registryUrl || running) return
+      running = true
+      // While PRS fails, retry sooner (1 s, doubling up to the refresh period), then settle.
+      const tick = async () => {
+        const snap = await refresh()
+        if (!running) return
+        retryMs = snap.reachable ? FIRST_RETRY_MS : Math.min(retryMs * 2, settings.refreshMs)
+        timer = setTimeout(tick, snap.reachable ? settings.refreshMs : retryMs)
+        timer.unref?.()
+      }
+      void tick()
     },
     async stop() {
-      if (timer) clearInterval(timer)
+      running = false
+      if (timer) clearTimeout(timer)
       timer = undefined
       await inflight?.catch(() => undefined)
     },

@@ -4,27 +4,6 @@ import contractFile from './contract.json' with { type: 'json' }
 
 export const ALS_PORT = 18096
 
-/** The routes ALS serves, as published in its manifest. */
-export const ROUTES = [
-  'GET /health',
-  'GET /ready',
-  'GET /version',
-  'GET /platform-manifest.json',
-  'GET /openapi.json',
-  'GET /metrics',
-  'GET /api/v1/learning/contracts',
-  'GET /api/v1/learning/readiness',
-  'POST /api/v1/learning/signals/intake',
-  'POST /api/v1/learning/replay/evaluate',
-  'POST /api/v1/learning/replay/propose-from-evidence',
-  'POST /api/v1/learning/promotions/propose',
-  'POST /api/v1/learning/promotions/approve-check',
-  'POST /api/v1/learning/promotions/activate',
-  'POST /api/v1/learning/promotions/rollback',
-  'GET /api/v1/learning/runs/{run_id}',
-  'GET /api/v1/learning/proposals/{proposal_id}',
-] as const
-
 /**
  * The shipped manifest, built from the unit's own contract file (units/als/contract.json) with
  * the suite's `platformManifest()`: service metadata, not governance truth (spec). A broken
