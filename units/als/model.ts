@@ -184,11 +184,13 @@ export const ProposeFromEvidenceResponse = t.Object({
 // ---- promotions ----
 
 export const ProposeRequest = t.Object({
-  service_mode: ServiceMode,
+  service_mode: t.UnionEnum(SERVICE_MODES, {
+    description: 'the mode the proposer runs in; must be promotion_enabled',
+  }),
   risk_class: RiskClass,
-  replay_verdict: ReplayVerdict,
-  no_learn: t.Boolean(),
-  security_critical: t.Boolean(),
+  replay_verdict: t.UnionEnum(REPLAY_VERDICTS, { description: 'verdict of the replay behind the proposal' }),
+  no_learn: t.Boolean({ description: 'the target lies in a no-learn zone (refused)' }),
+  security_critical: t.Boolean({ description: 'the target is security-critical (refused)' }),
   target_type: TargetType,
   target_id: ref('the target within its type'),
 })

@@ -221,6 +221,32 @@ describe('POST promotions/approve-check against the RMS approval lane', () => {
     )
   })
 
+  test('approved → approved: a fresh re-check keeps the approval; approved → rejected when the lane rejects', async () => {
+    const u = boot()
+    const id = await approvedProposal(u, lane)
+    const approvalId = (await ok(await u.request(proposalPath(id)))).approval_id
+    const again = await ok(await u.send('POST', CHECK, { proposal_id: id, approval_id: approvalId }))
+    expect(again).toMatchObject({ proposal_state: 'approved', policy_approved: true, human_approved: true })
+    const approval = lane.approvals.get(approvalId)
+    if (approval) lane.approvals.set(approvalId, { ...approval, decision: 'rejected' })
+    const r = await refused(
+      await u.send('POST', CHECK, { proposal_id: id, approval_id: approvalId }),
+      422,
+      'approval_rejected',
+    )
+    expect(r.proposal_state).toBe('rejected')
+    expect(await ok(await u.request(proposalPath(id)))).toMatchObject({
+      proposal_state: 'rejected',
+      policy_approved: false,
+      human_approved: false,
+    })
+    await refused(
+      await u.send('POST', ACTIVATE, { proposal_id: id, idempotency_key: 'k-rej' }),
+      422,
+      'approvals_missing',
+    )
+  })
+
   test('a stale approval withdraws an earlier approval: approved → proposed, stale_invalidated', async () => {
     const u = boot()
     const id = await approvedProposal(u, lane)
