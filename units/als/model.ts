@@ -14,6 +14,7 @@ export const LIMITS = {
   metrics: 100,
   metricName: 100,
   idempotencyKey: 200,
+  approvalId: 128,
   reason: 2000,
   /** Nesting depth of a decision value (current_decision, candidate_decision). */
   decisionDepth: 16,
@@ -206,7 +207,12 @@ export const ProposeResponse = t.Object({
 
 export const ApproveCheckRequest = t.Object({
   proposal_id: ref('the proposal'),
-  approval_id: ref('the approval on the RMS approval lane'),
+  approval_id: t.String({
+    minLength: 1,
+    maxLength: LIMITS.approvalId,
+    pattern: '\\S',
+    description: 'the approval on the RMS approval lane (RMS ids are at most 128 characters)',
+  }),
 })
 
 export const ApprovalEvaluation = {
