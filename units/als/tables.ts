@@ -130,6 +130,8 @@ export const idempotency = sqliteTable(
     operation: text('operation', { enum: ['activate', 'rollback'] }).notNull(),
     idempotencyKey: text('idempotency_key').notNull(),
     proposalId: text('proposal_id').notNull(),
+    /** canonicalHash of the request body: the same key with another body is a 409. */
+    requestHash: text('request_hash'),
     response: text('response').notNull(),
     createdAt: text('created_at').notNull(),
   },

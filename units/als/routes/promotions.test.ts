@@ -455,6 +455,11 @@ describe('POST promotions/rollback', () => {
       reason: 'regressed in production',
     })
     expect(await again.text()).toBe(text)
+    await refused(
+      await u.send('POST', ROLLBACK, { proposal_id: id, idempotency_key: 'rb', reason: 'another reason' }),
+      409,
+      'idempotency_key_reused',
+    )
     const stored = await ok(await u.request(proposalPath(id)))
     expect(stored).toMatchObject({
       proposal_state: 'rolled_back',

@@ -1,5 +1,6 @@
 import type { Static } from 'elysia'
 import { AppError, conflict, notFound, unavailable, unprocessable } from '../../../common/errors.ts'
+import { canonicalHash } from '../../../common/hash.ts'
 import { newId } from '../../../common/time.ts'
 import { fetchApproval } from '../lane.ts'
 import type {
@@ -311,22 +312,18 @@ export async function approveCheck(
 
 type IdempotentOperation = 'activate' | 'rollback'
 
-/** The stored first answer for a key, or undefined; the same key for another proposal is a 409. */
-function priorAnswer<T>(
-  tx: Tx,
-  operation: IdempotentOperation,
-  key: string,
-  proposalId: string,
-): T | undefined {
+/**
+ * The stored first answer for a key, or undefined. The same key with another request (another
+ * proposal, or for rollback another reason) is a 409.
+ */
+function priorAnswer<T>(tx: Tx, operation: IdempotentOperation, key: string, request: object): T | undefined {
   const prior = findIdempotent(tx, operation, key)
   if (!prior) return undefined
-  if (prior.proposalId !== proposalId) {
+  if (prior.requestHash !== null && prior.requestHash !== canonicalHash(request)) {
     throw conflict(
       'idempotency_key_reused',
-      `This idempotency key was used to ${operation} another proposal.`,
-      {
-        proposal_id: prior.proposalId,
-      },
+      `This idempotency key was used to ${operation} with another request.`,
+      { proposal_id: prior.proposalId },
     )
   }
   return JSON.parse(prior.response) as T
@@ -344,7 +341,7 @@ export function activate(
 ): Static<typeof ActivateResponse> {
   type Answer = Static<typeof ActivateResponse>
   const result = deps.persistence.write((tx) => {
-    const prior = priorAnswer<Answer>(tx, 'activate', body.idempotency_key, body.proposal_id)
+    const prior = priorAnswer<Answer>(tx, 'activate', body.idempotency_key, body)
     if (prior) return { replayed: true, answer: prior }
     if (!promotionsAllowed(deps.settings.serviceMode)) {
       throw unprocessable(
@@ -416,6 +413,7 @@ export function activate(
       operation: 'activate',
       idempotencyKey: body.idempotency_key,
       proposalId: p.proposalId,
+      requestHash: canonicalHash(body),
       response: JSON.stringify(answer),
       createdAt: at,
     })
@@ -436,7 +434,7 @@ export function rollback(
 ): Static<typeof RollbackResponse> {
   type Answer = Static<typeof RollbackResponse>
   const result = deps.persistence.write((tx) => {
-    const prior = priorAnswer<Answer>(tx, 'rollback', body.idempotency_key, body.proposal_id)
+    const prior = priorAnswer<Answer>(tx, 'rollback', body.idempotency_key, body)
     if (prior) return { replayed: true, answer: prior }
     const p = findProposal(tx, body.proposal_id)
     if (!p) throw proposalNotFound()
@@ -473,6 +471,7 @@ export function rollback(
       operation: 'rollback',
       idempotencyKey: body.idempotency_key,
       proposalId: p.proposalId,
+      requestHash: canonicalHash(body),
       response: JSON.stringify(answer),
       createdAt: at,
     })

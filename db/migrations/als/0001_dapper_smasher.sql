@@ -1,0 +1,1 @@
+ALTER TABLE `als_idempotency` ADD `request_hash` text;
