@@ -89,6 +89,7 @@ export const als: HttpUnit = defineUnit({
       families,
       lane: { rmsUrl: c.SVC_RMS_URL, token: c.SVC_RMS_TOKEN, timeoutMs: c.ALS_PEER_TIMEOUT_MS },
       counters: metrics.counters,
+      log: ctx.log,
       version: ctx.version,
       now: () => Date.now(),
     }

@@ -1,3 +1,4 @@
+import type { Logger } from '../../../common/logger.ts'
 import type { Counter } from '../../../common/metrics.ts'
 import type { FamilyCache } from '../families.ts'
 import type { LaneSettings } from '../lane.ts'
@@ -38,6 +39,7 @@ export interface AlsDeps {
   families: FamilyCache
   lane: LaneSettings
   counters: AlsCounters
+  log: Logger
   version: string
   /** Milliseconds since the epoch; injectable so tests can move time. */
   now(): number

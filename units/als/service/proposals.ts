@@ -180,6 +180,10 @@ export function propose(deps: AlsDeps, body: Static<typeof ProposeRequest>): Sta
     }),
   )
   deps.counters.proposals.inc({ source: 'direct' })
+  deps.log.info(
+    { proposal_id: row.proposalId, source: 'direct', target_type: row.targetType, target_id: row.targetId },
+    'proposal created',
+  )
   return {
     proposal_id: row.proposalId,
     candidate_hash: row.candidateHash,
@@ -234,6 +238,10 @@ export async function approveCheck(
   const lane = await fetchApproval(deps.lane, body.approval_id)
   if (lane.kind === 'unavailable') {
     deps.counters.approvalChecks.inc({ outcome: 'lane_unavailable' })
+    deps.log.warn(
+      { proposal_id: body.proposal_id, reason: lane.reason, message: lane.message },
+      'approval lane unavailable',
+    )
     throw unavailable(
       'approval_lane_unavailable',
       'The RMS approval lane cannot be asked; nothing was approved.',
@@ -298,6 +306,15 @@ export async function approveCheck(
     }
   })
   deps.counters.approvalChecks.inc({ outcome: verdict.ok ? 'approved' : verdict.code })
+  deps.log.info(
+    {
+      proposal_id: body.proposal_id,
+      approval_id: body.approval_id,
+      outcome: verdict.ok ? 'approved' : verdict.code,
+      proposal_state: result.proposal_state,
+    },
+    'approval checked',
+  )
   if (!verdict.ok) {
     throw new AppError(
       422,
@@ -420,6 +437,7 @@ export function activate(
     return { replayed: false, answer }
   })
   deps.counters.activations.inc({ result: result.replayed ? 'replayed' : 'activated' })
+  if (!result.replayed) deps.log.info({ proposal_id: body.proposal_id }, 'proposal activated')
   return result.answer
 }
 
@@ -478,6 +496,12 @@ export function rollback(
     return { replayed: false, answer }
   })
   deps.counters.rollbacks.inc({ result: result.replayed ? 'replayed' : 'rolled_back' })
+  if (!result.replayed) {
+    deps.log.info(
+      { proposal_id: body.proposal_id, rollback_restored: result.answer.rollback_restored },
+      'proposal rolled back',
+    )
+  }
   return result.answer
 }
 

@@ -206,6 +206,15 @@ export function proposeFromEvidence(
     })
   }
   deps.counters.proposals.inc({ source: 'evidence' })
+  deps.log.info(
+    {
+      proposal_id: outcome.proposal.proposalId,
+      source: 'evidence',
+      run_id: body.run_id,
+      replay_id: outcome.replayId,
+    },
+    'proposal created',
+  )
   return {
     run_id: body.run_id,
     replay_id: outcome.replayId,
