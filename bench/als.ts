@@ -135,5 +135,10 @@ export default async function main(): Promise<string> {
   notes.push(
     `Generator ${generator}; ALS runs in production posture with info logging to a discarded stdout.`,
   )
+  if (!Bun.which('wrk')) {
+    notes.push(
+      'wrk is not installed: the fallback generator repeats one body, so after the first request ALS answers duplicates from the stored run and the comparison is not like for like. Install wrk for the real figure.',
+    )
+  }
   return report('ALS', rows, notes)
 }
