@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { Value } from '@sinclair/typebox/value'
-import { freePort } from '../../../test/harness.ts'
+import { fakePeer, freePort, json } from '../../../test/harness.ts'
 import { ContractsView, Readiness, VersionResponse } from '../model.ts'
 import { PROPOSAL_STATES } from '../rules/states.ts'
 import {
@@ -133,6 +133,25 @@ describe('readiness and PRS family truth', () => {
     })
     expect(ready.platform_alignment.last_error).toContain('unreachable')
     expect(ready.detail).toContain('PRS')
+  })
+
+  test('a hanging PRS never holds up /ready or /metrics; the contracts view waits at most the peer timeout', async () => {
+    const hanging = fakePeer(async () => {
+      await Bun.sleep(3000)
+      return json(MATRIX)
+    })
+    stops.push(hanging.stop)
+    const u = boot({ SVC_REGISTRY_URL: hanging.url, ALS_PEER_TIMEOUT_MS: '300' })
+    for (const task of u.background) task.start()
+    let t = performance.now()
+    expect((await ok(await u.request('/ready'))).status).toBe('degraded')
+    expect((await u.request('/metrics')).status).toBe(200)
+    expect(performance.now() - t).toBeLessThan(250)
+    t = performance.now()
+    const view = await ok(await u.request('/api/v1/learning/contracts'))
+    expect(performance.now() - t).toBeLessThan(1500)
+    expect(view.producer_families).toEqual([])
+    expect(view.family_source.state).toBe('unavailable')
   })
 
   test('PRS answering off contract counts as unavailable', async () => {
