@@ -3,7 +3,7 @@
  * file per resource (`agents/<agent_id>.json`, …) plus `host.json`; RMS validates every file
  * against these schemas and reports the ones that do not match instead of guessing.
  */
-import type { TLiteral, TUnion } from '@sinclair/typebox'
+import { type TLiteral, type TUnion, Type } from '@sinclair/typebox'
 import { type Static, t } from 'elysia'
 
 const Id = (description: string) => t.String({ pattern: '^[a-z0-9][a-z0-9._-]{0,62}$', description })
@@ -41,7 +41,7 @@ export const ClassTransition = t.Object(
 export const ToolPolicyOverride = t.Object(
   {
     sandbox_approval: t.Optional(SandboxApproval),
-    max_changes_per_run: t.Optional(t.Integer({ minimum: 0, maximum: 1000 })),
+    max_changes_per_run: t.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
     escalation_mode: t.Optional(EscalationMode),
     escalation_target: t.Optional(t.Union([t.String({ minLength: 1, maxLength: 120 }), t.Null()])),
   },
@@ -55,7 +55,7 @@ export const Workspace = t.Object(
       pattern: '^workspaces/[a-z0-9][a-z0-9._-]{0,62}$',
       description: 'relative to the host',
     }),
-    retention_days: t.Integer({ minimum: 1, maximum: 3650 }),
+    retention_days: Type.Integer({ minimum: 1, maximum: 3650 }),
   },
   { additionalProperties: false },
 )
@@ -96,14 +96,14 @@ export const TeamDoc = t.Object(
     title: t.String({ minLength: 1, maxLength: 200 }),
     assignment_mode: lit('explicit'),
     delegation_scope: lit('same_team', 'cross_team', 'federation'),
-    max_depth: t.Integer({ minimum: 1, maximum: 8 }),
+    max_depth: Type.Integer({ minimum: 1, maximum: 8 }),
     same_team_handoff: lit('direct', 'require_acceptance'),
     cross_team_handoff: lit('deny', 'require_acceptance', 'escalate_only'),
     transitions: t.Object(
       {
         accept: lit('receiver_confirms', 'auto_accept'),
         reject: lit('return_to_sender', 'escalate'),
-        expire_after_s: t.Integer({ minimum: 60, maximum: 604800 }),
+        expire_after_s: Type.Integer({ minimum: 60, maximum: 604800 }),
         escalate_to: lit('parent_agent', 'human_operator', 'team_lead'),
       },
       { additionalProperties: false },
@@ -125,7 +125,7 @@ export const ToolProfileDoc = t.Object(
     sandbox_approval: SandboxApproval,
     bounded_change_scope: t.Object(
       {
-        max_changes_per_run: t.Integer({ minimum: 0, maximum: 1000 }),
+        max_changes_per_run: Type.Integer({ minimum: 0, maximum: 1000 }),
         paths: t.Array(t.String({ minLength: 1, maxLength: 300 }), { maxItems: 100 }),
       },
       { additionalProperties: false },
@@ -157,7 +157,7 @@ export const VoiceGovernance = t.Object(
     ),
     retention: t.Object(
       {
-        retention_days: t.Integer({ minimum: 1, maximum: 3650 }),
+        retention_days: Type.Integer({ minimum: 1, maximum: 3650 }),
         deletion_policy: lit('delete_on_retire', 'retain_for_audit'),
       },
       { additionalProperties: false },
@@ -221,7 +221,7 @@ export const DelegationDoc = t.Object(
     from_agent_id: Id('agent id'),
     to_agent_id: Id('agent id'),
     scope: lit('same_team', 'cross_team'),
-    depth: t.Integer({ minimum: 1, maximum: 16 }),
+    depth: Type.Integer({ minimum: 1, maximum: 16 }),
     state: lit('proposed', 'accepted', 'rejected', 'expired', 'escalated'),
     created_at: t.String({ format: 'date-time' }),
     expires_at: t.Union([t.String({ format: 'date-time' }), t.Null()]),

@@ -15,7 +15,8 @@ import {
   writeFileSync,
 } from 'node:fs'
 import { basename, join } from 'node:path'
-import { Value } from '@sinclair/typebox/value'
+import type { TSchema } from '@sinclair/typebox'
+import { type TypeCheck, TypeCompiler } from '@sinclair/typebox/compiler'
 import { canonicalHash } from '../../common/hash.ts'
 import { newId, nowIso } from '../../common/time.ts'
 import { HOST_RESOURCE_ID, KINDS, RESOURCE_KINDS, type ResourceKind } from './host-model.ts'
@@ -46,6 +47,11 @@ export interface HostSnapshot {
   host_hash: string
 }
 
+/** Compiled once: the host is re-read often, and interpretive checks would dominate a scan. */
+const CHECKERS = new Map<ResourceKind, TypeCheck<TSchema>>(
+  RESOURCE_KINDS.map((k) => [k, TypeCompiler.Compile(KINDS[k].schema as TSchema)]),
+)
+
 export const resourceKey = (kind: ResourceKind, id: string) => `${kind}/${id}`
 
 export function resourceFile(kind: ResourceKind, id: string): string {
@@ -68,8 +74,9 @@ function parseResource(
     return { kind, id, file, reason: 'not valid JSON' }
   }
   const spec = KINDS[kind]
-  if (!Value.Check(spec.schema, doc)) {
-    const first = Value.Errors(spec.schema, doc).First()
+  const checker = CHECKERS.get(kind)!
+  if (!checker.Check(doc)) {
+    const first = checker.Errors(doc).First()
     return {
       kind,
       id,

@@ -1,5 +1,5 @@
 /** TypeBox schemas of RMS's wire resources, named after the spec's Resources part. */
-import type { TLiteral, TProperties, TUnion } from '@sinclair/typebox'
+import { type TLiteral, type TProperties, type TUnion, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { badRequest } from '../../common/errors.ts'
 import { AuthorityMark } from './authority.ts'
@@ -87,9 +87,13 @@ export const Ready = t.Object({
       state: lit('current', 'stale', 'missing', 'local'),
       version: Nullable(t.String()),
       fetched_at: Nullable(t.String()),
-      agents: t.Integer(),
+      agents: Type.Integer(),
     }),
-    cache: t.Object({ entries: t.Integer(), max_age_s: t.Integer(), degraded_max_age_s: t.Integer() }),
+    cache: t.Object({
+      entries: Type.Integer(),
+      max_age_s: Type.Integer(),
+      degraded_max_age_s: Type.Integer(),
+    }),
     degraded: t.Boolean(),
     writes: lit('available', 'fail_closed'),
   }),
@@ -138,8 +142,8 @@ export const Manifest = t.Object(
     runtime_contract: t.Object(
       {
         port_policy: t.String(),
-        published_host_port: t.Integer(),
-        container_port: t.Integer(),
+        published_host_port: Type.Integer(),
+        container_port: Type.Integer(),
       },
       { additionalProperties: true },
     ),
@@ -164,7 +168,7 @@ export const ClassificationResult = Marked({
     t.Object({
       domain_id: t.String(),
       matched_keywords: t.Array(t.String()),
-      score: t.Integer(),
+      score: Type.Integer(),
       confidence: t.Number(),
     }),
   ),
@@ -180,11 +184,11 @@ export const DomainSummary = t.Object({
   agent_ids: t.Array(t.String()),
 })
 
-export const DomainList = Marked({ items: t.Array(DomainSummary), count: t.Integer() })
+export const DomainList = Marked({ items: t.Array(DomainSummary), count: Type.Integer() })
 export const DomainProfiles = Marked({
   domain_id: t.String(),
   items: DomainDoc.properties.profiles,
-  count: t.Integer(),
+  count: Type.Integer(),
 })
 
 export const SetupPreviewRequest = t.Object(
@@ -215,7 +219,7 @@ export const SetupPreview = Marked({
   domain_id: t.String(),
   profile_id: t.String(),
   agents: SetupAgents,
-  changes: t.Integer(),
+  changes: Type.Integer(),
   reference_problems: t.Array(t.String()),
   operations: t.Array(PatchOperationView),
 })
@@ -240,7 +244,7 @@ export const Inventory = Marked({
   error: Nullable(t.String()),
   scanned_at: Ts,
   host_hash: t.String(),
-  counts: t.Record(t.String(), t.Integer()),
+  counts: t.Record(t.String(), Type.Integer()),
   agents: t.Array(
     t.Object({
       agent_id: t.String(),
@@ -306,8 +310,13 @@ export const DriftEntryView = t.Object({
 export const DriftSummary = Marked({
   state: lit('in_sync', 'drifted', 'unknown'),
   severity: SeverityOrNone,
-  total: t.Integer(),
-  counts: t.Object({ low: t.Integer(), medium: t.Integer(), high: t.Integer(), critical: t.Integer() }),
+  total: Type.Integer(),
+  counts: t.Object({
+    low: Type.Integer(),
+    medium: Type.Integer(),
+    high: Type.Integer(),
+    critical: Type.Integer(),
+  }),
   items: t.Array(DriftEntryView),
   host_hash: t.String(),
   checked_at: Ts,
@@ -358,7 +367,7 @@ export const PlanBody = {
   created_by: t.String(),
   base_host_hash: t.String(),
   prune_unmanaged: t.Boolean(),
-  changes: t.Integer(),
+  changes: Type.Integer(),
   operations: t.Array(PatchOperationView),
   skipped: t.Array(
     t.Object({ kind: ResourceKindSchema, resource_id: t.String(), drift: t.String(), severity: Severity }),
@@ -391,8 +400,13 @@ export const RolloutView = t.Object({
 const DriftState = t.Object({
   state: lit('in_sync', 'drifted', 'unknown'),
   severity: SeverityOrNone,
-  total: t.Integer(),
-  counts: t.Object({ low: t.Integer(), medium: t.Integer(), high: t.Integer(), critical: t.Integer() }),
+  total: Type.Integer(),
+  counts: t.Object({
+    low: Type.Integer(),
+    medium: Type.Integer(),
+    high: Type.Integer(),
+    critical: Type.Integer(),
+  }),
 })
 
 export const PatchApplied = Marked({ rollout: RolloutView, drift: DriftState })
@@ -428,11 +442,15 @@ export const AuditQuery = t.Object({
 })
 export const AuditList = Marked({
   events: t.Array(AuditEvent),
-  count: t.Integer(),
+  count: Type.Integer(),
   next_before: Nullable(t.String()),
 })
 export const LimitQuery = t.Object({ limit: t.Optional(Limit) })
-export const RolloutHistory = Marked({ items: t.Array(RolloutView), count: t.Integer(), total: t.Integer() })
+export const RolloutHistory = Marked({
+  items: t.Array(RolloutView),
+  count: Type.Integer(),
+  total: Type.Integer(),
+})
 
 // ---------- control agent ----------
 
@@ -444,9 +462,9 @@ export const LeaseView = t.Object({
   acquired_at: Nullable(t.String()),
   renewed_at: Nullable(t.String()),
   expires_at: Nullable(t.String()),
-  duration_s: t.Integer(),
-  renew_count: t.Integer(),
-  generation: t.Integer(),
+  duration_s: Type.Integer(),
+  renew_count: Type.Integer(),
+  generation: Type.Integer(),
 })
 export const LeaseTransitionView = t.Object({
   lease: t.String(),
@@ -454,7 +472,7 @@ export const LeaseTransitionView = t.Object({
   transition: lit('acquired', 'taken_over', 'released'),
   from_holder: Nullable(t.String()),
   to_holder: Nullable(t.String()),
-  generation: t.Integer(),
+  generation: Type.Integer(),
 })
 export const ReconcileRunView = t.Object({
   run_id: t.String(),
@@ -463,7 +481,7 @@ export const ReconcileRunView = t.Object({
   started_at: Ts,
   finished_at: Nullable(t.String()),
   outcome: lit('running', 'ok', 'failed'),
-  drift_items: Nullable(t.Integer()),
+  drift_items: Nullable(Type.Integer()),
   max_severity: Nullable(t.String()),
   host_hash: Nullable(t.String()),
   error: Nullable(t.String()),
@@ -471,18 +489,18 @@ export const ReconcileRunView = t.Object({
 export const WatchdogBody = {
   state: lit('ok', 'stalled', 'overdue', 'standby'),
   detail: t.String(),
-  running_for_s: Nullable(t.Integer()),
-  seconds_since_last_reconcile: t.Integer(),
-  stall_after_s: t.Integer(),
-  check_interval_s: t.Integer(),
+  running_for_s: Nullable(Type.Integer()),
+  seconds_since_last_reconcile: Type.Integer(),
+  stall_after_s: Type.Integer(),
+  check_interval_s: Type.Integer(),
   last_check_at: Nullable(t.String()),
 }
 export const Watchdog = Marked(WatchdogBody)
 export const ScheduleBody = {
-  reconcile_interval_s: t.Integer(),
-  minimum_interval_s: t.Integer(),
-  lease_duration_s: t.Integer(),
-  watchdog_interval_s: t.Integer(),
+  reconcile_interval_s: Type.Integer(),
+  minimum_interval_s: Type.Integer(),
+  lease_duration_s: Type.Integer(),
+  watchdog_interval_s: Type.Integer(),
   loop_running: t.Boolean(),
   next_run_at: Nullable(t.String()),
   last_run: Nullable(ReconcileRunView),
@@ -549,7 +567,7 @@ export const FederatedAgentView = t.Object({
     'unresolved_ancestor',
   ),
   root_agent_id: Nullable(t.String()),
-  depth: Nullable(t.Integer()),
+  depth: Nullable(Type.Integer()),
   team_id: Nullable(t.String()),
   domain_id: Nullable(t.String()),
   lifecycle_state: LifecycleState,
@@ -595,7 +613,7 @@ export const HandoffPolicyView = t.Object({
   team_id: Nullable(t.String()),
   team_assignment_mode: lit('explicit', 'unassigned'),
   delegation_scope: TeamDoc.properties.delegation_scope,
-  max_depth: t.Integer(),
+  max_depth: Type.Integer(),
   same_team_handoff: TeamDoc.properties.same_team_handoff,
   cross_team_handoff: TeamDoc.properties.cross_team_handoff,
   transitions: TeamDoc.properties.transitions,
@@ -604,16 +622,16 @@ export const HandoffPolicyView = t.Object({
   state: lit('active', 'fail_closed'),
   fail_closed_reason: Nullable(t.String()),
 })
-export const HandoffPolicies = Marked({ items: t.Array(HandoffPolicyView), count: t.Integer() })
+export const HandoffPolicies = Marked({ items: t.Array(HandoffPolicyView), count: Type.Integer() })
 export const HandoffPolicy = Marked({ policy: HandoffPolicyView })
 
-export const Delegations = Marked({ items: t.Array(DelegationDoc), count: t.Integer() })
+export const Delegations = Marked({ items: t.Array(DelegationDoc), count: Type.Integer() })
 export const DelegationStateView = t.Object({
   delegation_id: t.String(),
   from_agent_id: t.String(),
   to_agent_id: t.String(),
   scope: lit('same_team', 'cross_team'),
-  depth: t.Integer(),
+  depth: Type.Integer(),
   declared_state: DelegationDoc.properties.state,
   effective_state: lit(
     'proposed',
@@ -630,14 +648,14 @@ export const DelegationStateView = t.Object({
 })
 export const DelegationState = Marked({
   items: t.Array(DelegationStateView),
-  counts: t.Record(t.String(), t.Integer()),
+  counts: t.Record(t.String(), Type.Integer()),
   federation_state: t.String(),
 })
 export const AgentReadiness = Marked({
   status: lit('ready', 'degraded', 'not_ready'),
   federation_state: t.String(),
-  ready_count: t.Integer(),
-  not_ready_count: t.Integer(),
+  ready_count: Type.Integer(),
+  not_ready_count: Type.Integer(),
   items: t.Array(ReadinessView),
 })
 
@@ -648,7 +666,7 @@ export const WorkspaceView = t.Object({
   agent_id: t.String(),
   workspace_id: Nullable(t.String()),
   path: Nullable(t.String()),
-  retention_days: Nullable(t.Integer()),
+  retention_days: Nullable(Type.Integer()),
   present: t.Boolean(),
   state: lit('present', 'missing', 'undeclared'),
 })
@@ -666,13 +684,13 @@ export const PersistentAgentView = t.Object({
     mode: lit('proposal_review', 'frozen', 'undeclared'),
     settings: t.Record(t.String(), t.Unknown()),
     active_proposal_id: Nullable(t.String()),
-    pending_proposals: t.Integer(),
+    pending_proposals: Type.Integer(),
   }),
   workspace: WorkspaceView,
 })
-export const PersistentAgents = Marked({ items: t.Array(PersistentAgentView), count: t.Integer() })
+export const PersistentAgents = Marked({ items: t.Array(PersistentAgentView), count: Type.Integer() })
 export const PersistentAgent = Marked({ agent: PersistentAgentView })
-export const Workspaces = Marked({ items: t.Array(WorkspaceView), count: t.Integer() })
+export const Workspaces = Marked({ items: t.Array(WorkspaceView), count: Type.Integer() })
 
 export const LearningChange = t.Object(
   {
@@ -713,7 +731,7 @@ export const Proposal = Marked({ proposal: ProposalView })
 export const Proposals = Marked({
   agent_slug: t.String(),
   proposals: t.Array(ProposalView),
-  count: t.Integer(),
+  count: Type.Integer(),
 })
 export const ProposalActivated = Marked({
   proposal: ProposalView,
@@ -723,14 +741,14 @@ export const ProposalActivated = Marked({
 
 // ---------- tool profiles and policies ----------
 
-export const ToolProfiles = Marked({ items: t.Array(ToolProfileDoc), count: t.Integer() })
+export const ToolProfiles = Marked({ items: t.Array(ToolProfileDoc), count: Type.Integer() })
 export const AgentToolPolicyView = t.Object({
   agent_id: t.String(),
   agent_slug: t.String(),
   tool_profile_id: Nullable(t.String()),
   tools: t.Array(t.String()),
   sandbox_approval_posture: SandboxApproval,
-  bounded_change_scope: t.Object({ max_changes_per_run: t.Integer(), paths: t.Array(t.String()) }),
+  bounded_change_scope: t.Object({ max_changes_per_run: Type.Integer(), paths: t.Array(t.String()) }),
   escalation_mode: EscalationMode,
   escalation_target: Nullable(t.String()),
   stale_projection_action: t.Literal('fail_closed'),
@@ -744,14 +762,14 @@ export const AgentToolPolicyView = t.Object({
   }),
   policy_hash: t.String(),
 })
-export const AgentToolPolicies = Marked({ items: t.Array(AgentToolPolicyView), count: t.Integer() })
+export const AgentToolPolicies = Marked({ items: t.Array(AgentToolPolicyView), count: Type.Integer() })
 export const AgentToolPolicy = Marked({ policy: AgentToolPolicyView })
 
 // ---------- voice ----------
 
 export const VoiceTargets = Marked({
   targets: t.Array(VoiceTargetDoc),
-  count: t.Integer(),
+  count: Type.Integer(),
   default_target: Nullable(t.String()),
 })
 export const VoiceTarget = Marked({
@@ -778,7 +796,7 @@ export const VoiceGovernanceView = t.Object({
 })
 export const LibraryGovernance = Marked({
   items: t.Array(VoiceGovernanceView),
-  count: t.Integer(),
+  count: Type.Integer(),
   reconsent_required: t.Array(t.String()),
 })
 
@@ -792,7 +810,7 @@ export const ApprovalRecordRequest = t.Object(
     policy_approved: t.Boolean(),
     human_approved: t.Boolean(),
     valid_for_s: t.Optional(
-      t.Integer({
+      Type.Integer({
         minimum: 60,
         maximum: 2_592_000,
         description: 'seconds until stale, default RMS_APPROVAL_TTL_S',
@@ -813,7 +831,7 @@ export const ApprovalBody = {
 export const Approval = Marked({ ...ApprovalBody, decided_by: t.String(), recorded_at: Ts, expires_at: Ts })
 export const Approvals = Marked({
   items: t.Array(t.Object({ ...ApprovalBody, decided_by: t.String(), recorded_at: Ts, expires_at: Ts })),
-  count: t.Integer(),
+  count: Type.Integer(),
 })
 
 export { AgentDoc, ClassTransition }

@@ -24,11 +24,15 @@ import {
 } from './host.ts'
 import {
   type AgentDoc,
+  type DelegationDoc,
   type DomainDoc,
   HOST_RESOURCE_ID,
   type HostDoc,
   KINDS,
   type ResourceKind,
+  type TeamDoc,
+  type ToolProfileDoc,
+  type VoiceTargetDoc,
 } from './host-model.ts'
 import {
   type DesiredResource,
@@ -37,7 +41,7 @@ import {
   type PatchOperation,
   planOperations,
 } from './rules/drift.ts'
-import { federationContract } from './rules/federation.ts'
+import { type FederationContract, federationContract } from './rules/federation.ts'
 import * as store from './store.ts'
 
 export type Change =
@@ -166,6 +170,20 @@ function operationView(o: PatchOperation) {
 
 export type RuntimeService = ReturnType<typeof createRuntime>
 
+/** What the read routes derive their answers from (treat as immutable: it is shared between requests). */
+export interface Catalog {
+  snapshot: HostSnapshot
+  desired: Map<string, DesiredResource>
+  fallbackReason: string | null
+  host: HostDoc | null
+  agents: AgentDoc[]
+  teams: TeamDoc[]
+  profiles: ToolProfileDoc[]
+  voices: VoiceTargetDoc[]
+  domains: DomainDoc[]
+  delegations: DelegationDoc[]
+}
+
 export function createRuntime(opts: RuntimeOptions) {
   const { db, hostDir } = opts
   let cached: { at: number; snapshot: HostSnapshot } | undefined
@@ -179,6 +197,7 @@ export function createRuntime(opts: RuntimeOptions) {
   }
   const invalidate = () => {
     cached = undefined
+    desiredMemo = undefined
   }
 
   /** First start on an empty database: the host as found becomes the desired state. */
@@ -203,47 +222,70 @@ export function createRuntime(opts: RuntimeOptions) {
       },
       { behavior: 'immediate' },
     )
+    desiredMemo = undefined
     return s.resources.size
   }
 
+  let desiredMemo: { at: number; value: Map<string, DesiredResource> } | undefined
+  /**
+   * The desired state for reads. This process's own writes invalidate it at once; another RMS
+   * process's writes (same database file) show within the scan window, like host changes do.
+   */
+  function desiredState(): Map<string, DesiredResource> {
+    const now = Date.now()
+    if (!desiredMemo || now - desiredMemo.at >= opts.scanCacheMs)
+      desiredMemo = { at: now, value: store.loadDesired(db) }
+    return desiredMemo.value
+  }
+
+  let catalogMemo:
+    | { snapshot: HostSnapshot; desired: Map<string, DesiredResource>; value: Catalog }
+    | undefined
   /** The agent catalog: from the host, or from the desired state when the host cannot be read. */
-  function catalog() {
+  function catalog(): Catalog {
     const s = snapshot()
-    const desired = store.loadDesired(db)
+    const desired = desiredState()
+    if (catalogMemo?.snapshot === s && catalogMemo.desired === desired) return catalogMemo.value
     const source = s.readable
       ? s
       : { resources: new Map([...desired].map(([k, r]) => [k, { ...r, file: '' }])) }
     const host = ofKind<HostDoc>(source, 'host')[0] ?? null
-    return {
+    const value = {
       snapshot: s,
       desired,
       fallbackReason: s.readable ? null : `runtime host unreadable: ${s.error}`,
       host,
       agents: ofKind<AgentDoc>(source, 'agent'),
-      teams: ofKind<import('./host-model.ts').TeamDoc>(source, 'team'),
-      profiles: ofKind<import('./host-model.ts').ToolProfileDoc>(source, 'tool_profile'),
-      voices: ofKind<import('./host-model.ts').VoiceTargetDoc>(source, 'voice_target'),
+      teams: ofKind<TeamDoc>(source, 'team'),
+      profiles: ofKind<ToolProfileDoc>(source, 'tool_profile'),
+      voices: ofKind<VoiceTargetDoc>(source, 'voice_target'),
       domains: ofKind<DomainDoc>(source, 'domain'),
-      delegations: ofKind<import('./host-model.ts').DelegationDoc>(source, 'delegation'),
+      delegations: ofKind<DelegationDoc>(source, 'delegation'),
     }
+    catalogMemo = { snapshot: s, desired, value }
+    return value
   }
 
-  function federation(c = catalog()) {
+  let federationMemo: { catalog: Catalog; value: FederationContract } | undefined
+  function federation(c = catalog()): FederationContract {
+    if (federationMemo?.catalog === c) return federationMemo.value
     const desiredParents = new Map<string, string | null>()
     for (const r of c.desired.values()) {
       if (r.kind === 'agent') desiredParents.set(r.id, (r.doc as AgentDoc).parent_agent_id)
     }
-    return federationContract({
+    const value = federationContract({
       federation_id: c.host?.federation_id ?? null,
       agents: c.agents,
       desiredParents: c.fallbackReason ? new Map() : desiredParents,
       fallbackReason: c.fallbackReason,
     })
+    federationMemo = { catalog: c, value }
+    return value
   }
 
   function drift() {
     const s = snapshot()
-    const desired = store.loadDesired(db)
+    const desired = desiredState()
     const entries = s.readable ? diffState(desired, s) : []
     return { snapshot: s, desired, entries, summary: driftSummary(entries, s.readable) }
   }
@@ -450,6 +492,7 @@ export function createRuntime(opts: RuntimeOptions) {
       },
       { behavior: 'immediate' },
     )
+    desiredMemo = undefined
     const rollout = store.listRollouts(db, 1)[0]!
     return { rollout: rolloutView(rollout), drift: drift().summary }
   }
