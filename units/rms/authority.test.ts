@@ -330,3 +330,30 @@ describe('local token mode', () => {
     await u.dispose()
   })
 })
+
+describe('a failing projection layer', () => {
+  test('is not asked again within the retry window: one timeout, then fast answers', async () => {
+    const hung = projectionLayer()
+    hung.peer.respond(async () => {
+      await Bun.sleep(400)
+      return new Response('late', { status: 503 })
+    })
+    const u = bootWithProjection(hung, { RMS_AUTHORITY_TIMEOUT_MS: '200', RMS_AUTHORITY_RETRY_MS: '5000' })
+    const t0 = performance.now()
+    expect((await u.send('POST', '/api/v1/runtime-host/patch/plan', {}, bearer(TOKENS.write))).status).toBe(
+      503,
+    )
+    const first = performance.now() - t0
+    const t1 = performance.now()
+    for (let i = 0; i < 5; i++) {
+      expect((await u.send('POST', '/api/v1/runtime-host/patch/plan', {}, bearer(TOKENS.write))).status).toBe(
+        503,
+      )
+    }
+    expect(first).toBeGreaterThanOrEqual(150)
+    expect(performance.now() - t1).toBeLessThan(150)
+    expect(hung.peer.requests.length).toBe(1)
+    await u.dispose()
+    hung.peer.stop()
+  })
+})

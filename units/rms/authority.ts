@@ -5,11 +5,12 @@
  * when the projection layer is down, reads continue only for tokens already resolved (marked
  * degraded) and writes fail closed.
  */
+import type { TSchema } from '@sinclair/typebox'
 import { Elysia, type Static, t } from 'elysia'
 import { type AppError, forbidden, unauthorized, unavailable } from '../../common/errors.ts'
 import { sha256Hex } from '../../common/hash.ts'
 import { type Counter, Gauge, Counter as PromCounter, type Registry } from '../../common/metrics.ts'
-import { callPeer } from '../../common/peer.ts'
+import { callPeer, type PeerRequest } from '../../common/peer.ts'
 import { newId, nowIso } from '../../common/time.ts'
 
 export type Level = 'read' | 'write'
@@ -88,6 +89,8 @@ export interface AuthorityOptions {
   cacheTtlS: number
   degradedMaxAgeS: number
   timeoutMs: number
+  /** After a failed call, the layer is not asked again for this long (answers fail fast instead). */
+  retryAfterMs: number
   registry: Registry
 }
 
@@ -120,6 +123,7 @@ export function createAuthority(opts: AuthorityOptions) {
     lastSuccessAt: null as string | null,
     lastFailureAt: null as string | null,
     lastError: null as string | null,
+    retryAt: 0,
   }
   const decisions: Counter<'lane' | 'outcome'> = new PromCounter({
     name: 'svc_rms_authority_decisions_total',
@@ -149,11 +153,24 @@ export function createAuthority(opts: AuthorityOptions) {
   const markUp = () => {
     layer.reachable = true
     layer.lastSuccessAt = nowIso()
+    layer.retryAt = 0
   }
   const markDown = (message: string) => {
     layer.reachable = false
     layer.lastFailureAt = nowIso()
     layer.lastError = message
+    layer.retryAt = Date.now() + opts.retryAfterMs
+  }
+  /** One call to the projection layer, unless it failed moments ago: a hung layer costs one timeout, not one per request. */
+  async function askLayer<S extends TSchema>(req: PeerRequest<S>) {
+    if (Date.now() < layer.retryAt) {
+      return {
+        ok: false as const,
+        reason: 'unreachable' as const,
+        message: `not retried before ${new Date(layer.retryAt).toISOString()} (failed recently)`,
+      }
+    }
+    return callPeer(req)
   }
   function degradedNow(): boolean {
     if (!opts.baseUrl) return opts.production
@@ -168,7 +185,7 @@ export function createAuthority(opts: AuthorityOptions) {
   async function fetchResolution(token: string, key: string, level: Level): Promise<Authority> {
     const cached = cache.get(key)
     const now = Date.now()
-    const answer = await callPeer({
+    const answer = await askLayer({
       url: `${opts.baseUrl}/api/v1/authority/resolve`,
       method: 'POST',
       json: { token },
@@ -284,17 +301,19 @@ export function createAuthority(opts: AuthorityOptions) {
     // Once the layer is known down, writes re-check it (and fail closed); reads say they are degraded.
     if (cached && fresh && level === 'read')
       return fromResolution(cached.res, true, 'projection_layer_unreachable')
-    const pending = inflight.get(key)
+    // Shared per token and level: a read's degraded answer must never serve a concurrent write.
+    const flight = `${level}:${key}`
+    const pending = inflight.get(flight)
     if (pending) return pending
-    const p = fetchResolution(token, key, level).finally(() => inflight.delete(key))
-    inflight.set(key, p)
+    const p = fetchResolution(token, key, level).finally(() => inflight.delete(flight))
+    inflight.set(flight, p)
     return p
   }
 
   async function refreshProjection(): Promise<void> {
     if (!opts.baseUrl) return
     projectionFetch ??= (async () => {
-      const answer = await callPeer({
+      const answer = await askLayer({
         url: `${opts.baseUrl}/api/v1/tool-policy-projection`,
         headers: headers(),
         timeoutMs: opts.timeoutMs,
@@ -430,6 +449,12 @@ export function createAuthority(opts: AuthorityOptions) {
         unauthorized('malformed_authorization', 'The Authorization header must be Bearer <token>.'),
       )
     const a = await resolveBearer(match[1]!, level)
+    if (level === 'write' && a.degraded) {
+      return refuse(
+        'bearer',
+        unavailable('authority_unavailable', 'Authority is degraded; write and control routes fail closed.'),
+      )
+    }
     if (level === 'write' && !a.write) {
       return refuse(
         'bearer',

@@ -58,6 +58,12 @@ const env = {
     default: 2000,
     description: 'milliseconds 100-30000',
   }),
+  RMS_AUTHORITY_RETRY_MS: T.Integer({
+    minimum: 0,
+    maximum: 60_000,
+    default: 2000,
+    description: 'milliseconds 0-60000 before a failed projection layer is asked again',
+  }),
   RMS_RECONCILE_INTERVAL_S: seconds(MIN_CADENCE_S, 86_400, 120, 'reconcile cadence (never below 60)'),
   RMS_LEASE_DURATION_S: seconds(MIN_CADENCE_S, 86_400, 360, 'reconcile lease duration (above the interval)'),
   RMS_WATCHDOG_INTERVAL_S: seconds(MIN_CADENCE_S, 86_400, 60, 'watchdog cadence (never below 60)'),
@@ -123,6 +129,7 @@ export const rms = defineUnit({
       cacheTtlS: c.RMS_AUTHORITY_CACHE_TTL_S,
       degradedMaxAgeS: c.RMS_AUTHORITY_DEGRADED_MAX_AGE_S,
       timeoutMs: c.RMS_AUTHORITY_TIMEOUT_MS,
+      retryAfterMs: c.RMS_AUTHORITY_RETRY_MS,
       registry,
     })
     const auth = authorityPlugin(authority)

@@ -80,6 +80,7 @@ export function bootWithProjection(layer: ProjectionLayer, env: Env = {}) {
   return bootForTest(rms, {
     SVC_CONTEXT_BASE_URL: layer.peer.url,
     RMS_AUTHORITY_TIMEOUT_MS: '500',
+    RMS_AUTHORITY_RETRY_MS: '0',
     RMS_HOST_SCAN_CACHE_MS: '0',
     ...env,
   })
