@@ -131,11 +131,21 @@ describe('learning proposals', () => {
     const audit = (await (
       await u.request('/api/v1/audit/events?kind=learning_proposal.', { headers: READER })
     ).json()) as Json
-    expect(audit.events.map((e: Json) => e.kind)).toEqual([
-      'learning_proposal.activated',
-      'learning_proposal.reviewed',
-      'learning_proposal.created',
+    expect(audit.events.map((e: Json) => `${e.kind}:${e.details.code ?? ''}`)).toEqual([
+      'learning_proposal.refused:already_activated',
+      'learning_proposal.activated:',
+      'learning_proposal.refused:self_activation_forbidden',
+      'learning_proposal.refused:proposal_terminal',
+      'learning_proposal.reviewed:',
+      'learning_proposal.refused:self_review_forbidden',
+      'learning_proposal.refused:review_required',
+      'learning_proposal.created:',
     ])
+    expect(audit.events[2]).toMatchObject({
+      subject: 'user:writer',
+      outcome: 'refused',
+      details: { action: 'activate' },
+    })
   })
 
   test('rejected is terminal and can never be activated; a new change needs a new proposal', async () => {

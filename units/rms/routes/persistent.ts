@@ -54,6 +54,15 @@ export function proposalView(p: store.ProposalRow) {
   }
 }
 
+const RULE_REFUSALS = new Set([
+  'self_review_forbidden',
+  'proposal_terminal',
+  'review_required',
+  'proposal_rejected',
+  'self_activation_forbidden',
+  'already_activated',
+])
+
 const refuse = (v: Verdict) => {
   if (!v.ok) throw new AppError(v.status, v.code, v.message)
 }
@@ -106,6 +115,37 @@ export const persistentRoutes = (deps: PersistentDeps) => {
     const p = store.findProposal(deps.db, slug, id)
     if (!p) throw notFound('proposal_not_found', 'This agent has no learning proposal with this id.')
     return p
+  }
+  /**
+   * Run a governed step; when a proposal rule refuses it (self-review, review required, …) the
+   * refusal itself is audited, outside the rolled-back transaction, then answered.
+   */
+  const governed = <T>(
+    authority: Authority,
+    proposalId: string,
+    action: 'review' | 'activate',
+    step: () => T,
+  ): T => {
+    try {
+      return step()
+    } catch (err) {
+      if (err instanceof AppError && RULE_REFUSALS.has(err.errorCode)) {
+        store.audit(
+          deps.db,
+          {
+            kind: 'learning_proposal.refused',
+            actor: authority.subject,
+            authoritySource: authority.authority_source,
+            resourceKind: 'learning_proposal',
+            resourceId: proposalId,
+            outcome: 'refused',
+            details: { action, code: err.errorCode },
+          },
+          deps.sinkConfigured,
+        )
+      }
+      throw err
+    }
   }
   const actorOf = (a: Authority) => ({ subject: a.subject, authority_source: a.authority_source })
 
@@ -236,38 +276,40 @@ export const persistentRoutes = (deps: PersistentDeps) => {
           '/api/v1/persistent-agents/:agent_slug/learning-proposals/:proposal_id/review',
           ({ authority, params, body }) => {
             persistentAgent(params.agent_slug)
-            deps.db.transaction(
-              (tx) => {
-                const p = store.findProposal(tx, params.agent_slug, params.proposal_id)
-                if (!p)
-                  throw notFound('proposal_not_found', 'This agent has no learning proposal with this id.')
-                refuse(
-                  canReview(
-                    { state: p.state, proposer: p.proposer, activatedAt: p.activatedAt },
-                    authority.subject,
-                  ),
-                )
-                store.updateProposal(tx, p.proposalId, {
-                  state: body.decision,
-                  reviewer: authority.subject,
-                  reviewReason: body.reason,
-                  reviewedAt: nowIso(),
-                })
-                store.audit(
-                  tx,
-                  {
-                    kind: 'learning_proposal.reviewed',
-                    actor: authority.subject,
-                    authoritySource: authority.authority_source,
-                    resourceKind: 'learning_proposal',
-                    resourceId: p.proposalId,
-                    outcome: 'recorded',
-                    details: { decision: body.decision, reason: body.reason, proposer: p.proposer },
-                  },
-                  deps.sinkConfigured,
-                )
-              },
-              { behavior: 'immediate' },
+            governed(authority, params.proposal_id, 'review', () =>
+              deps.db.transaction(
+                (tx) => {
+                  const p = store.findProposal(tx, params.agent_slug, params.proposal_id)
+                  if (!p)
+                    throw notFound('proposal_not_found', 'This agent has no learning proposal with this id.')
+                  refuse(
+                    canReview(
+                      { state: p.state, proposer: p.proposer, activatedAt: p.activatedAt },
+                      authority.subject,
+                    ),
+                  )
+                  store.updateProposal(tx, p.proposalId, {
+                    state: body.decision,
+                    reviewer: authority.subject,
+                    reviewReason: body.reason,
+                    reviewedAt: nowIso(),
+                  })
+                  store.audit(
+                    tx,
+                    {
+                      kind: 'learning_proposal.reviewed',
+                      actor: authority.subject,
+                      authoritySource: authority.authority_source,
+                      resourceKind: 'learning_proposal',
+                      resourceId: p.proposalId,
+                      outcome: 'recorded',
+                      details: { decision: body.decision, reason: body.reason, proposer: p.proposer },
+                    },
+                    deps.sinkConfigured,
+                  )
+                },
+                { behavior: 'immediate' },
+              ),
             )
             return {
               proposal: proposalView(findProposal(params.agent_slug, params.proposal_id)),
@@ -287,10 +329,12 @@ export const persistentRoutes = (deps: PersistentDeps) => {
           ({ authority, params }) => {
             const agent = persistentAgent(params.agent_slug)
             const p = findProposal(params.agent_slug, params.proposal_id)
-            refuse(
-              canActivate(
-                { state: p.state, proposer: p.proposer, activatedAt: p.activatedAt },
-                authority.subject,
+            governed(authority, p.proposalId, 'activate', () =>
+              refuse(
+                canActivate(
+                  { state: p.state, proposer: p.proposer, activatedAt: p.activatedAt },
+                  authority.subject,
+                ),
               ),
             )
             const change = p.change as { settings: Record<string, unknown> }
