@@ -230,6 +230,16 @@ describe('authority details', () => {
     expect(body.authority.lane).toBe('agent')
     expect(body.policy.projection.agent_lane_read).toBe(true)
     expect((await u.request('/api/v1/domains', { headers: agentLane('pv-1', 'a-nobody') })).status).toBe(401)
+    const conflict = await u.request('/api/v1/domains', {
+      headers: { ...agentLane('pv-1'), 'x-svc-actor-subject-ref': 'agent:orchestrator' },
+    })
+    expect(conflict.status).toBe(401)
+    expect(((await conflict.json()) as { error: { code: string } }).error.code).toBe(
+      'agent_identity_conflict',
+    )
+    expect(
+      (await u.request('/api/v1/domains', { headers: { authorization: `bearer ${TOKENS.read}` } })).status,
+    ).toBe(200)
     expect(
       (await u.request('/api/v1/domains', { headers: agentLane('pv-1', 'a-orchestrator') })).status,
     ).toBe(403)

@@ -410,6 +410,15 @@ export function createAuthority(opts: AuthorityOptions) {
         'agent',
         unauthorized('agent_not_projected', 'The acting agent is not in the tool-policy projection.'),
       )
+    if (agentId && subjectRef && agent.subject_ref !== subjectRef) {
+      return refuse(
+        'agent',
+        unauthorized(
+          'agent_identity_conflict',
+          'The acting agent id and subject ref name different projected agents.',
+        ),
+      )
+    }
     if (!agent.read)
       return refuse(
         'agent',
@@ -442,7 +451,7 @@ export function createAuthority(opts: AuthorityOptions) {
         unauthorized('authentication_required', 'This route needs Authorization: Bearer <token>.'),
       )
     }
-    const match = /^Bearer ([\x21-\x7e]{1,4096})$/.exec(header.trim())
+    const match = /^Bearer ([\x21-\x7e]{1,4096})$/i.exec(header.trim())
     if (!match)
       return refuse(
         'bearer',

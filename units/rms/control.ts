@@ -12,7 +12,6 @@ import { newId, nowIso } from '../../common/time.ts'
 import type { BackgroundTask } from '../../common/unit.ts'
 import type { Db } from '../../db/sqlite.ts'
 import type { AuthorityService } from './authority.ts'
-import { SEVERITIES } from './rules/drift.ts'
 import { watchdogVerdict } from './rules/watchdog.ts'
 import type { RuntimeService } from './runtime.ts'
 import * as store from './store.ts'
@@ -244,7 +243,6 @@ export function createControlAgent(opts: ControlOptions) {
     nextRunAt: () => nextRunAt,
     lastWatchdogCheck: () => lastWatchdog,
     startedAt,
-    severities: SEVERITIES,
   }
 }
 

@@ -551,5 +551,3 @@ export function rolloutView(r: store.RolloutRow) {
     error: r.error,
   }
 }
-
-export { fileText }

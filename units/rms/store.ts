@@ -410,5 +410,3 @@ export function saveApproval(w: Writer, row: typeof executionApprovals.$inferIns
 export function listApprovals(db: Db, limit: number) {
   return db.select().from(executionApprovals).orderBy(desc(executionApprovals.recordedAt)).limit(limit).all()
 }
-
-export { docHash as hashOf } from './host.ts'

@@ -2,7 +2,7 @@ import { Elysia, t } from 'elysia'
 import { notFound } from '../../../common/errors.ts'
 import type { Db } from '../../../db/sqlite.ts'
 import { type AuthorityPlugin, mark } from '../authority.ts'
-import { resourceFile } from '../host.ts'
+import { docHash, resourceFile } from '../host.ts'
 import {
   ClassificationResult,
   ClassifyRequest,
@@ -55,7 +55,7 @@ export const setupRoutes = (deps: SetupDeps) => {
         file: o.file,
         reason: o.reason,
         severity: o.severity,
-        document_hash: o.document ? store.hashOf(o.document) : null,
+        document_hash: o.document ? docHash(o.document) : null,
       })),
     }
   }
