@@ -150,6 +150,7 @@ describe('authority details', () => {
       projection_layer_reachable: true,
     })
     expect((ready.authority.tool_policy_projection as { version: string }).version).toBe('pv-1')
+    expect(ready.authority.last_resolved_projection_version).toBe('pv-1')
     await u.dispose()
     layer.peer.stop()
   })

@@ -124,6 +124,8 @@ export function createAuthority(opts: AuthorityOptions) {
     lastFailureAt: null as string | null,
     lastError: null as string | null,
     retryAt: 0,
+    /** The projection version of the last token resolution the layer answered. */
+    lastResolvedVersion: null as string | null,
   }
   const decisions: Counter<'lane' | 'outcome'> = new PromCounter({
     name: 'svc_rms_authority_decisions_total',
@@ -213,6 +215,7 @@ export function createAuthority(opts: AuthorityOptions) {
           unauthorized('token_expired', 'The projected authority for this token has expired.'),
         )
       }
+      layer.lastResolvedVersion = res.projection_version
       cache.delete(key)
       cache.set(key, { res, fetchedAt: now })
       if (cache.size > MAX_CACHE_ENTRIES) cache.delete(cache.keys().next().value!)
@@ -502,6 +505,7 @@ export function createAuthority(opts: AuthorityOptions) {
           fetched_at: held ? new Date(held.fetchedAt).toISOString() : null,
           agents: held?.agents.length ?? 0,
         },
+        last_resolved_projection_version: layer.lastResolvedVersion,
         cache: { entries: cache.size, max_age_s: opts.cacheTtlS, degraded_max_age_s: opts.degradedMaxAgeS },
         degraded: degradedNow(),
         writes: degradedNow() ? ('fail_closed' as const) : ('available' as const),

@@ -89,6 +89,7 @@ export const Ready = t.Object({
       fetched_at: Nullable(t.String()),
       agents: Type.Integer(),
     }),
+    last_resolved_projection_version: Nullable(t.String()),
     cache: t.Object({
       entries: Type.Integer(),
       max_age_s: Type.Integer(),
