@@ -58,6 +58,20 @@ describe('runtime host', () => {
     expect(ready.runtime_host).toMatchObject({ readable: true, seeded_from_example: true })
   })
 
+  test('an operator-given host directory is never seeded', async () => {
+    const dir = join(exampleHostCopy(), '..', 'absent')
+    const u = boot(dir)
+    expect(existsSync(dir)).toBe(false)
+    const ready = await u.request('/ready')
+    expect(ready.status).toBe(503)
+    expect(((await ready.json()) as Json).runtime_host).toMatchObject({
+      readable: false,
+      seeded_from_example: false,
+    })
+    expect((await get(u, '/api/v1/runtime/inventory')).agents).toEqual([])
+    expect((await get(u, '/api/v1/agent-runtime/catalog')).federation_state).toBe('empty')
+  })
+
   test('drift: changed, missing, unmanaged and invalid files, each with a severity', async () => {
     const dir = exampleHostCopy()
     const u = boot(dir)
