@@ -1,0 +1,52 @@
+/**
+ * How the fuzzer gets past each unit's auth check: environment for the unit, headers and body
+ * fields for its requests, and any fake peer the credentials need. A unit without an entry is
+ * fuzzed with its default configuration and no credentials (right for open units).
+ */
+import type { Env } from '../common/runtime.ts'
+import { fakePeer, json } from '../test/harness.ts'
+
+export interface FuzzSetup {
+  /** Environment for the unit under fuzz (on top of SVC_ENV=test and a fresh data dir). */
+  env: Env
+  /** Headers sent on every generated request (dropped or garbled by one mutation). */
+  headers: Record<string, string>
+  /** Body fields set on most valid requests whose body schema declares them. */
+  body: Record<string, unknown>
+  /** Stop what the setup started (fake peers). */
+  stop(): void
+}
+
+export type FuzzCredentials = () => FuzzSetup
+
+const RMS_FUZZ_TOKEN = 'fuzz-token-rms-0001'
+
+const none: FuzzCredentials = () => ({ env: {}, headers: {}, body: {}, stop() {} })
+
+export const fuzzCredentials: Record<string, FuzzCredentials> = {
+  // WEB: a siteverify stand-in that accepts every token, behind a secret that is not one of
+  // Cloudflare's test secrets (those are answered locally and would skip the peer).
+  web: () => {
+    const siteverify = fakePeer(() => json({ success: true, hostname: 'localhost' }))
+    return {
+      env: { TURNSTILE_SECRET_KEY: 'fuzz-secret-0123456789abcdef', TURNSTILE_VERIFY_URL: siteverify.url },
+      headers: {},
+      body: { 'cf-turnstile-response': 'fuzz-token', website: '' },
+      stop: () => siteverify.stop(),
+    }
+  },
+  // RMS: a bearer token from the local token list (no projection layer in test, CONTRACTS.md §4).
+  rms: () => ({
+    env: { RMS_LOCAL_TOKENS: `${RMS_FUZZ_TOKEN}:user:fuzzer:rw` },
+    headers: { authorization: `Bearer ${RMS_FUZZ_TOKEN}` },
+    body: {},
+    stop() {},
+  }),
+  // ALS and PRS are open (CONTRACTS.md §3).
+  als: none,
+  prs: none,
+}
+
+export function credentialsFor(unit: string): FuzzSetup {
+  return (fuzzCredentials[unit] ?? none)()
+}

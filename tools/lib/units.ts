@@ -1,0 +1,38 @@
+/** Registered HTTP units as fuzz targets: booted in process on a fresh data dir, with credentials. */
+import type { HttpUnit } from '../../common/unit.ts'
+import { bootForTest } from '../../test/harness.ts'
+import { httpUnits } from '../../units/registry.ts'
+import { credentialsFor } from '../fuzz-credentials.ts'
+import { type FuzzTarget, REPO_ROOT } from './fuzzer.ts'
+
+/** Every HTTP unit in the registry, by name. New units show up here with no harness change. */
+export function registeredUnits(): Record<string, HttpUnit> {
+  return httpUnits as unknown as Record<string, HttpUnit>
+}
+
+export function openUnitTarget(name: string): FuzzTarget {
+  const unit = registeredUnits()[name]
+  if (!unit)
+    throw new Error(`unknown unit '${name}' (registered: ${Object.keys(registeredUnits()).join(', ')})`)
+  const setup = credentialsFor(name)
+  let booted: ReturnType<typeof bootForTest>
+  try {
+    booted = bootForTest(unit, setup.env)
+  } catch (err) {
+    setup.stop()
+    throw err
+  }
+  return {
+    unit: name,
+    liveness: unit.liveness,
+    openapiPath: unit.openapiPath ?? '/openapi.json',
+    maxBodyBytes: booted.ctx.config.SVC_MAX_BODY_BYTES,
+    credentials: { headers: setup.headers, body: setup.body },
+    internalPaths: [REPO_ROOT, booted.dataDir],
+    handle: (req) => booted.app.handle(req),
+    async close() {
+      await booted.dispose()
+      setup.stop()
+    },
+  }
+}
