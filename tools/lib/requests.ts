@@ -49,9 +49,12 @@ function formValue(v: unknown): string {
   return typeof v === 'string' ? v : (JSON.stringify(v) ?? '')
 }
 
+/** Percent-encoding; a lone surrogate (which no URL can carry) becomes U+FFFD first. */
+const encode = (s: string) => encodeURIComponent(s.toWellFormed())
+
 export function queryString(query: [string, string][]): string {
   if (query.length === 0) return ''
-  return `?${query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&')}`
+  return `?${query.map(([k, v]) => `${encode(k)}=${encode(v)}`).join('&')}`
 }
 
 export function toRequest(req: FuzzRequest, base = 'http://localhost'): Request {
@@ -120,9 +123,11 @@ function parameterArbitrary(doc: SchemaRoot, p: Parameter): fc.Arbitrary<string[
     .filter((vs) => p.in !== 'path' || (vs[0] ?? '') !== '')
 }
 
+const encodeComponent = (s: string) => encodeURIComponent(s.toWellFormed())
+
 function fillPath(template: string, values: Record<string, string>, encode = true): string {
   return template.replace(/\{([^}]+)\}/g, (_, name: string) =>
-    encode ? encodeURIComponent(values[name] ?? '') : (values[name] ?? ''),
+    encode ? encodeComponent(values[name] ?? '') : (values[name] ?? ''),
   )
 }
 
