@@ -1,0 +1,62 @@
+/**
+ * Per unit: the main write route the crash test loads, how to build a valid write, which id the
+ * 2xx answer acknowledges, and how to find that write in the unit's SQLite file after a restart.
+ */
+import type { Database } from 'bun:sqlite'
+import type { Env } from '../common/runtime.ts'
+import { fakePeer, json } from '../test/harness.ts'
+
+export interface CrashTarget {
+  /** Environment for the unit (and any fake peer it needs); `stop` ends the peers. */
+  setup(): { env: Env; stop(): void }
+  method: string
+  path: string
+  headers: Record<string, string>
+  /** The i-th write of a run: unique, valid, accepted. */
+  body(i: number): unknown
+  /** The id the answer acknowledges, or undefined when the answer does not name one. */
+  ackId(answer: unknown): string | undefined
+  /** Whether the acknowledged write is in the database (opened read-only). */
+  exists(db: Database, id: string): boolean
+}
+
+const RMS_TOKEN = 'crash-token-rms-0001'
+
+export const crashTargets: Record<string, CrashTarget> = {
+  web: {
+    setup() {
+      const siteverify = fakePeer(() => json({ success: true, hostname: 'localhost' }))
+      return {
+        env: { TURNSTILE_SECRET_KEY: 'crash-secret-0123456789abcdef', TURNSTILE_VERIFY_URL: siteverify.url },
+        stop: () => siteverify.stop(),
+      }
+    },
+    method: 'POST',
+    path: '/api/contact',
+    headers: { 'content-type': 'application/json' },
+    body: (i) => ({
+      name: `Crash Tester ${i}`,
+      email: `crash${i}@example.com`,
+      interest: 'reliability',
+      message: `write number ${i}`,
+      'cf-turnstile-response': 'crash-token',
+    }),
+    ackId: (answer) => (answer as { intake_id?: string }).intake_id,
+    exists: (db, id) => db.query('SELECT 1 FROM contact_intakes WHERE intake_id = ?').get(id) !== null,
+  },
+  rms: {
+    setup: () => ({ env: { RMS_LOCAL_TOKENS: `${RMS_TOKEN}:user:crashtest:rw` }, stop() {} }),
+    method: 'POST',
+    path: '/api/v1/execution/approvals',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${RMS_TOKEN}` },
+    body: (i) => ({
+      approval_id: `crash-${i}-${Date.now()}`,
+      proposal_ref: `crash-proposal-${i}`,
+      decision: 'pending',
+      policy_approved: false,
+      human_approved: false,
+    }),
+    ackId: (answer) => (answer as { approval_id?: string }).approval_id,
+    exists: (db, id) => db.query('SELECT 1 FROM execution_approvals WHERE approval_id = ?').get(id) !== null,
+  },
+}
