@@ -177,7 +177,7 @@ export async function fuzzTarget(target: FuzzTarget, opts: FuzzOptions): Promise
     // answer by the operation the URL really names, or as an unknown route.
     const op = routeOf(new URL(request.url).pathname, req.method)
     const problems = checkResponse({ ...check, op }, req, res.status, res, text).filter((p) => {
-      const known = knownIssue(target.unit, req.kind, p)
+      const known = knownIssue(target.unit, req, p)
       if (known) report.known[known.id] = (report.known[known.id] ?? 0) + 1
       return !known
     })

@@ -57,7 +57,16 @@ export interface KnownIssue {
   kind: RegExp
   /** Matches one problem line. */
   problem: RegExp
+  /** Narrows further by the request itself. */
+  when?(req: FuzzRequest): boolean
   note: string
+}
+
+/** Whether any string in a JSON value holds a lone surrogate. */
+export function hasLoneSurrogate(value: unknown): boolean {
+  if (typeof value === 'string') return !value.isWellFormed()
+  if (value === null || typeof value !== 'object') return false
+  return Object.entries(value).some(([k, v]) => !k.isWellFormed() || hasLoneSurrogate(v))
 }
 
 export const KNOWN_ISSUES: KnownIssue[] = [
@@ -69,6 +78,14 @@ export const KNOWN_ISSUES: KnownIssue[] = [
     note: 'JSON nested ~5000 deep inside a field: Elysia builds its ValidationError recursively (mapValueError) and overflows the stack; the RangeError is mapped to 500 by common/wire.ts',
   },
   {
+    id: 'lone-surrogate-hash-500',
+    unit: '*',
+    kind: /^odd unicode/,
+    problem: /^500 answer/,
+    when: (req) => hasLoneSurrogate(req.body?.value),
+    note: 'a lone surrogate (e.g. "\\ud800") in a hashed field: canonicalize throws "Lone surrogate is not allowed" in canonicalJson (common/hash.ts:6), mapped to 500; seen on ALS signals/intake',
+  },
+  {
     id: 'openapi-nullable-enum',
     unit: '*',
     kind: /./,
@@ -77,9 +94,13 @@ export const KNOWN_ISSUES: KnownIssue[] = [
   },
 ]
 
-export function knownIssue(unit: string, kind: string, problem: string): KnownIssue | undefined {
+export function knownIssue(unit: string, req: FuzzRequest, problem: string): KnownIssue | undefined {
   return KNOWN_ISSUES.find(
-    (k) => (k.unit === '*' || k.unit === unit) && k.kind.test(kind) && k.problem.test(problem),
+    (k) =>
+      (k.unit === '*' || k.unit === unit) &&
+      k.kind.test(req.kind) &&
+      k.problem.test(problem) &&
+      (k.when === undefined || k.when(req)),
   )
 }
 
