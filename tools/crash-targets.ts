@@ -44,6 +44,23 @@ export const crashTargets: Record<string, CrashTarget> = {
     ackId: (answer) => (answer as { intake_id?: string }).intake_id,
     exists: (db, id) => db.query('SELECT 1 FROM contact_intakes WHERE intake_id = ?').get(id) !== null,
   },
+  // ALS answers an intake only after its group commit: the route the crash test exists for.
+  als: {
+    setup: () => ({ env: {}, stop() {} }),
+    method: 'POST',
+    path: '/api/v1/learning/signals/intake',
+    headers: { 'content-type': 'application/json' },
+    body: (i) => ({
+      tenant_ref: 'tenant-crash',
+      trace_id: `crash-trace-${i}-${Date.now()}`,
+      correlation_id: `crash-corr-${i}`,
+      outcome: 'failure',
+      guardrail_decision: 'ALLOW',
+      family_version_set: { 'learning.signals': '1.0.0' },
+    }),
+    ackId: (answer) => (answer as { run_id?: string }).run_id,
+    exists: (db, id) => db.query('SELECT 1 FROM als_runs WHERE run_id = ?').get(id) !== null,
+  },
   rms: {
     setup: () => ({ env: { RMS_LOCAL_TOKENS: `${RMS_TOKEN}:user:crashtest:rw` }, stop() {} }),
     method: 'POST',
