@@ -149,7 +149,13 @@ export async function fuzzTarget(target: FuzzTarget, opts: FuzzOptions): Promise
   }
   const doc = (await docRes.json()) as SchemaRoot & { paths?: Record<string, Record<string, unknown>> }
   const all = operations(doc)
-  const selected = opts.only?.length ? all.filter((op) => opts.only?.includes(op.key)) : all
+  // Routes without path parameters first (lists, creates): their answers feed `seen`.
+  const byKey = (op: Operation) => (op.parameters.some((p) => p.in === 'path') ? 1 : 0)
+  const selected = (opts.only?.length ? all.filter((op) => opts.only?.includes(op.key)) : all)
+    .map((op, i) => ({ op, i }))
+    .sort((a, b) => byKey(a.op) - byKey(b.op) || a.i - b.i)
+    .map(({ op }) => op)
+  const seen = new Map<string, string[]>()
   report.operations = selected.length
 
   const send = async (check: CheckContext, req: FuzzRequest, stats: OperationStats) => {
@@ -176,6 +182,7 @@ export async function fuzzTarget(target: FuzzTarget, opts: FuzzOptions): Promise
     // A mutation may have moved the request to another route (`/a/%2e%2e` is `/`): judge the
     // answer by the operation the URL really names, or as an unknown route.
     const op = routeOf(new URL(request.url).pathname, req.method)
+    if (res.status >= 200 && res.status < 300) harvest(text, seen)
     const problems = checkResponse({ ...check, op }, req, res.status, res, text).filter((p) => {
       const known = knownIssue(target.unit, req, p)
       if (known) report.known[known.id] = (report.known[known.id] ?? 0) + 1
@@ -245,6 +252,7 @@ export async function fuzzTarget(target: FuzzTarget, opts: FuzzOptions): Promise
       credentials: target.credentials,
       maxBodyBytes: target.maxBodyBytes,
       pathMethods: methodsByPath.get(op.path) ?? [],
+      seen: new Map([...seen].map(([k, v]) => [k, [...v]])),
     }
     const check: CheckContext = { unit: target.unit, doc, op, internalPaths: target.internalPaths }
     // A route with nothing to vary needs few valid runs; the mutations still get the full budget.
@@ -277,6 +285,31 @@ export async function fuzzTarget(target: FuzzTarget, opts: FuzzOptions): Promise
   const down = await liveness()
   if (down) report.notes.push(`${down} at the end of the run`)
   return report
+}
+
+const SEEN_PER_KEY = 25
+const SEEN_MAX_LENGTH = 200
+
+/** Remember the scalar values of a 2xx JSON answer by property name (bounded). */
+function harvest(text: string, seen: Map<string, string[]>) {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return
+  }
+  const walk = (v: unknown, key: string | undefined, depth: number) => {
+    if (depth > 8 || v === null) return
+    if (Array.isArray(v)) for (const item of v) walk(item, key, depth + 1)
+    else if (typeof v === 'object') for (const [k, inner] of Object.entries(v)) walk(inner, k, depth + 1)
+    else if (key !== undefined && (typeof v === 'string' || typeof v === 'number')) {
+      const s = String(v)
+      if (s === '' || s.length > SEEN_MAX_LENGTH) return
+      const list = seen.get(key) ?? []
+      if (list.length < SEEN_PER_KEY && !list.includes(s)) seen.set(key, [...list, s])
+    }
+  }
+  walk(value, undefined, 0)
 }
 
 function templateRegex(template: string): RegExp {

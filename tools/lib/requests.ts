@@ -40,6 +40,11 @@ export interface OperationContext {
   maxBodyBytes: number
   /** Methods the document declares on this path (wrong-method mutations avoid them). */
   pathMethods: string[]
+  /**
+   * Values seen in earlier 2xx answers, by property name: a path parameter with the same name
+   * draws from them most of the time, so routes keyed by an existing id get past their 404.
+   */
+  seen?: ReadonlyMap<string, readonly string[]>
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -115,12 +120,21 @@ function paramText(value: unknown): string {
   return typeof value === 'string' ? value : (JSON.stringify(value) ?? '')
 }
 
-function parameterArbitrary(doc: SchemaRoot, p: Parameter): fc.Arbitrary<string[]> {
+function parameterArbitrary(
+  doc: SchemaRoot,
+  p: Parameter,
+  seen?: ReadonlyMap<string, readonly string[]>,
+): fc.Arbitrary<string[]> {
   const schema: Schema = p.schema ?? {}
-  const value = arbitrary(doc, schema)
-  return value
+  const generated = arbitrary(doc, schema)
     .map((v) => (Array.isArray(v) && p.in === 'query' ? v.map(paramText) : [paramText(v)]))
     .filter((vs) => p.in !== 'path' || (vs[0] ?? '') !== '')
+  const known = p.in === 'path' ? seen?.get(p.name) : undefined
+  if (!known?.length) return generated
+  return fc.oneof(
+    { arbitrary: fc.constantFrom(...known).map((v) => [v]), weight: 3 },
+    { arbitrary: generated, weight: 1 },
+  )
 }
 
 const encodeComponent = (s: string) => encodeURIComponent(s.toWellFormed())
@@ -143,8 +157,8 @@ export function validRequest(ctx: OperationContext): fc.Arbitrary<FuzzRequest> {
   const params = op.parameters.filter((p) => p.in !== 'cookie')
   const paramArbs = params.map((p) =>
     p.required
-      ? parameterArbitrary(doc, p).map((v) => v as string[] | null)
-      : fc.option(parameterArbitrary(doc, p)),
+      ? parameterArbitrary(doc, p, ctx.seen).map((v) => v as string[] | null)
+      : fc.option(parameterArbitrary(doc, p, ctx.seen)),
   )
   const declared = new Set(Object.keys((op.body?.schema as Schema | undefined)?.properties ?? {}))
   const credentialFields = Object.fromEntries(
