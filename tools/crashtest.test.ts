@@ -29,4 +29,11 @@ describe('crashtest', () => {
     expect(report.lost.length).toBeGreaterThan(0)
     expect(report.lost.every((id) => id.startsWith('never-stored-'))).toBe(true)
   }, 30_000)
+
+  test('a 2xx answer without the id stops the run instead of passing unchecked', async () => {
+    const blind = { ...web, ackId: () => undefined }
+    const report = await crashTest('web', '/health', blind, { ...opts, rounds: 1 })
+    removeDataDir(report)
+    expect(report.errors[0]).toContain('2xx answers name no id')
+  }, 30_000)
 })

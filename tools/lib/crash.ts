@@ -91,6 +91,8 @@ function load(
   counter: { next: number; attempted: number },
 ) {
   const acked: string[] = []
+  /** 2xx answers that name no id: the crash target's ackId is wrong, and nothing can be checked. */
+  const unnamed: string[] = []
   let stopped = false
   const writer = async () => {
     while (!stopped) {
@@ -106,6 +108,7 @@ function load(
         if (res.status >= 200 && res.status < 300) {
           const id = target.ackId(JSON.parse(text))
           if (id) acked.push(id)
+          else unnamed.push(text.slice(0, 200))
         }
       } catch {
         // The process died under us: this write was never acknowledged.
@@ -116,6 +119,7 @@ function load(
   const writers = Array.from({ length: concurrency }, writer)
   return {
     acked,
+    unnamed,
     async stop() {
       stopped = true
       await Promise.all(writers)
@@ -174,6 +178,9 @@ export async function crashTest(
       await running.proc.exited
       await writers.stop()
       allAcked.push(...writers.acked)
+      if (writers.unnamed.length > 0) {
+        throw new Error(`${writers.unnamed.length} 2xx answers name no id, e.g. ${writers.unnamed[0]}`)
+      }
       // Restart on the same data directory, then look for every write acknowledged so far.
       running = await start(unit, liveness, env)
       const { lost, integrity } = verify(dbPath, target, allAcked)
