@@ -246,6 +246,37 @@ describe('the fuzzer finds planted bugs', () => {
   })
 })
 
+describe('reproduction from a full run', () => {
+  test('--rebuild replays a counterexample found after other operations ran', async () => {
+    const first = fakeTarget()
+    let full: FuzzReport
+    try {
+      full = await fuzzTarget(first, { runs: 20, seed: 11 })
+    } finally {
+      await first.close()
+    }
+    const leak = full.failures.find((f) => f.operation === 'GET /leak/{id}')!
+    expect(leak.reproduce).toContain('--rebuild')
+    const second = fakeTarget()
+    try {
+      const replayed = await fuzzTarget(second, {
+        runs: 20,
+        seed: 11,
+        only: [leak.operation],
+        mode: leak.mode,
+        replay: leak.path,
+        rebuild: true,
+      })
+      // (the quietly rerun POST /poison also takes liveness down again, as in the full run)
+      expect(replayed.failures.filter((f) => f.path === leak.path).map((f) => f.request)).toEqual([
+        leak.request,
+      ])
+    } finally {
+      await second.close()
+    }
+  })
+})
+
 describe('properties', () => {
   const req: FuzzRequest = { kind: 'oversize body', method: 'POST', path: '/publish', query: [], headers: {} }
   const res = (status: number, body: string, type: string) =>

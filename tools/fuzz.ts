@@ -1,8 +1,10 @@
 #!/usr/bin/env bun
 /**
  * `bun tools/fuzz.ts [unit…] [--runs N] [--seed S] [--op 'METHOD /path'] [--mode valid|mutated|unknown]
- *  [--replay PATH]`: fuzz every route of the named units (all registered HTTP units by default)
- * from their OpenAPI documents. Exit 0 when every property held, 1 on a failure, 2 on bad usage.
+ *  [--replay PATH] [--rebuild]`: fuzz every route of the named units (all registered HTTP units by
+ * default) from their OpenAPI documents. A failure prints the command that replays it; `--rebuild`
+ * first reruns, quietly, what a full run ran before the operation, so state and seen ids match.
+ * Exit 0 when every property held, 1 on a failure, 2 on bad usage.
  */
 import { parseArgs } from 'node:util'
 import { type FuzzReport, formatFailure, fuzzTarget, type Mode } from './lib/fuzzer.ts'
@@ -10,7 +12,7 @@ import { KNOWN_ISSUES } from './lib/properties.ts'
 import { openUnitTarget, registeredUnits } from './lib/units.ts'
 
 const USAGE =
-  "usage: bun tools/fuzz.ts [unit...] [--runs N] [--seed S] [--op 'METHOD /path'] [--mode valid|mutated|unknown] [--replay PATH]"
+  "usage: bun tools/fuzz.ts [unit...] [--runs N] [--seed S] [--op 'METHOD /path'] [--mode valid|mutated|unknown] [--replay PATH] [--rebuild]"
 
 export async function main(argv: string[]): Promise<number> {
   let parsed: ReturnType<typeof parse>
@@ -54,6 +56,7 @@ export async function main(argv: string[]): Promise<number> {
         only: values.op,
         mode,
         replay: values.replay,
+        rebuild: values.rebuild,
         log: (line) => console.log(line),
       })
       reports.push(report)
@@ -87,6 +90,7 @@ function parse(argv: string[]) {
       op: { type: 'string', multiple: true },
       mode: { type: 'string' },
       replay: { type: 'string' },
+      rebuild: { type: 'boolean' },
     },
   })
 }

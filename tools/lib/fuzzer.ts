@@ -43,6 +43,8 @@ export interface FuzzOptions {
   mode?: Mode
   /** Replay a fast-check counterexample path (with `only` and `mode`). */
   replay?: string
+  /** With `only`: first run the operations a full run runs before them, quietly (same state). */
+  rebuild?: boolean
   /** Progress lines; silent when absent. */
   log?: (line: string) => void
   /** Per request. */
@@ -151,14 +153,23 @@ export async function fuzzTarget(target: FuzzTarget, opts: FuzzOptions): Promise
   const all = operations(doc)
   // Routes without path parameters first (lists, creates): their answers feed `seen`.
   const byKey = (op: Operation) => (op.parameters.some((p) => p.in === 'path') ? 1 : 0)
-  const selected = (opts.only?.length ? all.filter((op) => opts.only?.includes(op.key)) : all)
+  const ordered = all
     .map((op, i) => ({ op, i }))
     .sort((a, b) => byKey(a.op) - byKey(b.op) || a.i - b.i)
     .map(({ op }) => op)
+  const only = new Set(opts.only ?? [])
+  const isSelected = (op: Operation) => only.size === 0 || only.has(op.key)
+  // With --rebuild, the operations that ran before the selected ones in the full run run again
+  // quietly (same seeds, no checks), so the unit's state and the seen values are
+  // what they were and the replayed request is the one that failed.
+  const rebuild = only.size > 0 && opts.rebuild === true
+  // A failure found in a full (or rebuilt) run is reproduced with the same prefix.
+  const again = `bun tools/fuzz.ts ${target.unit} --seed ${opts.seed} --runs ${opts.runs}${only.size === 0 || rebuild ? ' --rebuild' : ''}`
+  const last = ordered.reduce((n, op, i) => (isSelected(op) ? i : n), -1)
   const seen = new Map<string, string[]>()
-  report.operations = selected.length
+  report.operations = ordered.filter(isSelected).length
 
-  const send = async (check: CheckContext, req: FuzzRequest, stats: OperationStats) => {
+  const send = async (check: CheckContext, req: FuzzRequest, stats: OperationStats, quiet: boolean) => {
     let request: Request
     try {
       request = toRequest(req)
@@ -183,6 +194,7 @@ export async function fuzzTarget(target: FuzzTarget, opts: FuzzOptions): Promise
     // answer by the operation the URL really names, or as an unknown route.
     const op = routeOf(new URL(request.url).pathname, req.method)
     if (res.status >= 200 && res.status < 300) harvest(text, seen)
+    if (quiet) return
     const problems = checkResponse({ ...check, op }, req, res.status, res, text).filter((p) => {
       const known = knownIssue(target.unit, req, p)
       if (known) report.known[known.id] = (report.known[known.id] ?? 0) + 1
@@ -210,16 +222,17 @@ export async function fuzzTarget(target: FuzzTarget, opts: FuzzOptions): Promise
     arb: fc.Arbitrary<FuzzRequest>,
     check: CheckContext,
     runs: number,
+    quiet = false,
   ) => {
-    if (opts.mode && opts.mode !== mode) return
+    if (opts.mode && opts.mode !== mode && !quiet) return
     const opSeed = deriveSeed(opts.seed, `${name}|${mode}`)
     const stats: OperationStats = { operation: name, mode, runs, statuses: {} }
-    report.stats.push(stats)
+    if (!quiet) report.stats.push(stats)
     const result = await fc.check(
-      fc.asyncProperty(arb, (req) => send(check, req, stats)),
-      { seed: opSeed, numRuns: runs, ...(opts.replay ? { path: opts.replay } : {}) },
+      fc.asyncProperty(arb, (req) => send(check, req, stats, quiet)),
+      { seed: opSeed, numRuns: runs, ...(opts.replay && !quiet ? { path: opts.replay } : {}) },
     )
-    if (result.failed) {
+    if (result.failed && !quiet) {
       const req = result.counterexample?.[0]
       const err = result.errorInstance
       const problems = err instanceof Violation ? err.problems : [`harness error: ${String(err)}`]
@@ -233,7 +246,7 @@ export async function fuzzTarget(target: FuzzTarget, opts: FuzzOptions): Promise
         path,
         request: req ? describeRequest(req) : '(none)',
         problems,
-        reproduce: `bun tools/fuzz.ts ${target.unit} --seed ${opts.seed} --op ${shellQuote(name)} --mode ${mode} --replay ${shellQuote(path)}`,
+        reproduce: `${again} --op ${shellQuote(name)} --mode ${mode} --replay ${shellQuote(path)}`,
       })
     }
   }
@@ -245,7 +258,10 @@ export async function fuzzTarget(target: FuzzTarget, opts: FuzzOptions): Promise
   const methodsByPath = new Map<string, string[]>()
   for (const op of all) methodsByPath.set(op.path, [...(methodsByPath.get(op.path) ?? []), op.method])
 
-  for (const op of selected) {
+  for (const [index, op] of ordered.entries()) {
+    if (index > last) break
+    const quiet = !isSelected(op)
+    if (quiet && !rebuild) continue
     const ctx: OperationContext = {
       doc,
       op,
@@ -257,8 +273,9 @@ export async function fuzzTarget(target: FuzzTarget, opts: FuzzOptions): Promise
     const check: CheckContext = { unit: target.unit, doc, op, internalPaths: target.internalPaths }
     // A route with nothing to vary needs few valid runs; the mutations still get the full budget.
     const trivial = op.parameters.length === 0 && op.body === undefined
-    await run(op.key, 'valid', validRequest(ctx), check, trivial ? Math.min(opts.runs, 3) : opts.runs)
-    await run(op.key, 'mutated', mutatedRequest(ctx), check, opts.runs)
+    await run(op.key, 'valid', validRequest(ctx), check, trivial ? Math.min(opts.runs, 3) : opts.runs, quiet)
+    await run(op.key, 'mutated', mutatedRequest(ctx), check, opts.runs, quiet)
+    if (quiet) continue
     const down = await liveness()
     if (down) {
       report.failures.push({
@@ -270,13 +287,13 @@ export async function fuzzTarget(target: FuzzTarget, opts: FuzzOptions): Promise
         path: '',
         request: `GET ${target.liveness}`,
         problems: [`${down} after fuzzing ${op.key}`],
-        reproduce: `bun tools/fuzz.ts ${target.unit} --seed ${opts.seed} --op ${shellQuote(op.key)}`,
+        reproduce: `${again} --op ${shellQuote(op.key)}`,
       })
     }
     noteCoverage(report, op)
     log(statsLine(report, op.key))
   }
-  if (!opts.only?.length) {
+  if (only.size === 0) {
     const known = all.map((op) => `${op.method} ${op.path}`)
     const check: CheckContext = { unit: target.unit, doc, op: undefined, internalPaths: target.internalPaths }
     await run('unknown routes', 'unknown', unknownRouteRequest(known), check, opts.runs)
