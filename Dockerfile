@@ -8,6 +8,8 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
+# patches/: fixes applied to dependencies by patch-package (postinstall); see patches/README.md.
+COPY patches ./patches
 RUN npm ci --no-audit --no-fund
 COPY . .
 ARG SVC_BUILD_COMMIT=unknown

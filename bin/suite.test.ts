@@ -1,7 +1,8 @@
 import { expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { tempDir } from '../test/harness.ts'
+import { bootForTest, tempDir } from '../test/harness.ts'
 import { httpUnits } from '../units/registry.ts'
+import { rms } from '../units/rms/index.ts'
 import { suiteEnv } from './suite.ts'
 
 test('suite wiring: every consumer gets its producers from the variables CONTRACTS.md names', () => {
@@ -20,6 +21,37 @@ test('the WEB to EIS contact webhook shares one generated secret when both run',
   expect(envs.web?.CONTACT_WEBHOOK_URL).toContain('svc_erp_core.api.webhooks.website_contact_intake')
   expect(envs.web?.CONTACT_WEBHOOK_SECRET).toBe(envs.eis?.ERP_API_SHARED_SECRET)
   expect(envs.web?.CONTACT_WEBHOOK_SECRET?.length).toBeGreaterThanOrEqual(32)
+})
+
+test('ALS gets a token that RMS accepts for reads and refuses for writes', async () => {
+  const envs = suiteEnv(['als', 'rms'], {})
+  const token = envs.als?.SVC_RMS_TOKEN ?? ''
+  expect(token.length).toBeGreaterThanOrEqual(32)
+  expect(envs.als?.SVC_RMS_URL).toBe(`http://127.0.0.1:${httpUnits.rms.port}`)
+  const { SVC_ENV: _, ...rmsEnv } = envs.rms ?? {}
+  const unit = bootForTest(rms, rmsEnv)
+  try {
+    const auth = { authorization: `Bearer ${token}` }
+    const read = await unit.request('/api/v1/execution/approvals/apr-unknown', { headers: auth })
+    expect(read.status).toBe(404)
+    const wrong = await unit.request('/api/v1/execution/approvals/apr-unknown', {
+      headers: { authorization: 'Bearer not-the-token' },
+    })
+    expect(wrong.status).toBe(401)
+    const write = await unit.send('POST', '/api/v1/execution/approvals', { approval_id: 'a' }, auth)
+    expect(write.status).toBe(403)
+  } finally {
+    await unit.dispose()
+  }
+})
+
+test('an operator who sets the ALS token keeps RMS as they configured it', () => {
+  const envs = suiteEnv(['als', 'rms'], {
+    SVC_RMS_TOKEN: 'operator-token',
+    RMS_LOCAL_TOKENS: 'abcdefgh:user:ops:rw',
+  })
+  expect(envs.als?.SVC_RMS_TOKEN).toBe('operator-token')
+  expect(envs.rms?.RMS_LOCAL_TOKENS).toBe('abcdefgh:user:ops:rw')
 })
 
 test('`svc suite web` runs the unit as its own process and stops cleanly on SIGTERM', async () => {

@@ -1,7 +1,8 @@
 /**
  * `svc suite`: every HTTP unit as its own process on 127.0.0.1, each reading its peers'
  * addresses from the variables CONTRACTS.md §4 names. Secrets shared by two units (the contact
- * webhook between WEB and EIS) are generated once per start unless the operator set them.
+ * webhook between WEB and EIS, the support handoff between EIS and PWS, ALS's read token for
+ * RMS) are generated once per start unless the operator set them.
  */
 import { randomBytes } from 'node:crypto'
 import type { Env } from '../common/runtime.ts'
@@ -23,6 +24,13 @@ export function suiteEnv(names: readonly string[], env: Env): Record<string, Env
   const secret = () => randomBytes(24).toString('hex')
   const contactSecret = env.CONTACT_WEBHOOK_SECRET ?? env.ERP_API_SHARED_SECRET ?? secret()
   const handoffToken = env.SVC_SUPPORT_HANDOFF_TOKEN ?? env.PWS_SUPPORT_HANDOFF_TOKEN ?? secret()
+  // ALS reads RMS's approval lane. Unless the operator gave ALS a token (and so configured RMS
+  // for it), RMS gets a generated read-only local token for subject svc:als, added to any the
+  // operator set.
+  const alsRmsToken = env.SVC_RMS_TOKEN ?? secret()
+  const rmsLocalTokens = [env.RMS_LOCAL_TOKENS, env.SVC_RMS_TOKEN ? undefined : `${alsRmsToken}:svc:als:r`]
+    .filter((part) => part !== undefined && part.trim() !== '')
+    .join(',')
   const shared: Env = {
     SVC_UNIT_URLS: names.map((n) => `${n}=${url(n)}`).join(','),
     ...(has('prs') && { SVC_REGISTRY_URL: url('prs') }),
@@ -43,6 +51,8 @@ export function suiteEnv(names: readonly string[], env: Env): Record<string, Env
       }),
     },
     pws: { PWS_SUPPORT_HANDOFF_TOKEN: handoffToken },
+    als: has('rms') ? { SVC_RMS_TOKEN: alsRmsToken } : {},
+    rms: rmsLocalTokens === '' ? {} : { RMS_LOCAL_TOKENS: rmsLocalTokens },
   }
   const out: Record<string, Env> = {}
   for (const name of names) {

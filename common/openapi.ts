@@ -42,12 +42,37 @@ export async function openApiDocument(app: AnyElysia, info: OpenApiInfo, exclude
       }
     }
   }
+  allowNullInEnums(paths)
+  allowNullInEnums(components)
   return {
     openapi: '3.1.0',
     info: { title: info.title, version: info.version, description: info.description },
     paths,
     components: { ...components, schemas: { ...components.schemas, ErrorEnvelope } },
   }
+}
+
+/**
+ * The generator flattens `t.Union([t.Union([t.Literal…]), t.Null()])` into
+ * `{type: [..., 'null'], enum: [...]}` and leaves null out of the enum, so the document would
+ * forbid the null the route returns. Put it back wherever a schema's type admits null.
+ */
+function allowNullInEnums(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const item of node) allowNullInEnums(item)
+    return
+  }
+  if (node === null || typeof node !== 'object') return
+  const schema = node as { type?: unknown; enum?: unknown[] }
+  if (
+    Array.isArray(schema.type) &&
+    schema.type.includes('null') &&
+    Array.isArray(schema.enum) &&
+    !schema.enum.includes(null)
+  ) {
+    schema.enum = [...schema.enum, null]
+  }
+  for (const value of Object.values(node)) allowNullInEnums(value)
 }
 
 /** Adds `GET <specPath>` serving the app's document, built once on first request. */

@@ -1,10 +1,11 @@
 import { describe, expect, test } from 'bun:test'
 import { Writable } from 'node:stream'
 import { Elysia, t } from 'elysia'
+import type { TestResponse } from '../test/harness.ts'
 import { AppError } from './errors.ts'
 import { createLogger } from './logger.ts'
 import { createHttpMetrics } from './metrics.ts'
-import { wire } from './wire.ts'
+import { MAX_JSON_DEPTH, wire } from './wire.ts'
 
 function appWithLog() {
   const lines: string[] = []
@@ -27,11 +28,15 @@ function appWithLog() {
       throw new AppError(409, 'version_conflict', 'Stale.', { current: 2 }, { remediation: ['refresh'] })
     })
     .post('/echo', ({ body }) => body, { body: t.Object({ token: t.String({ minLength: 40 }) }) })
+    .post('/any', ({ body }) => ({ got: body ?? null }), { body: t.Optional(t.Unknown()) })
   return { app, lines }
 }
 
-const call = (app: { handle(r: Request): Promise<Response> }, path: string, init?: RequestInit) =>
-  app.handle(new Request(`http://localhost${path}`, init))
+const call = (
+  app: { handle(r: Request): Promise<Response> },
+  path: string,
+  init?: RequestInit,
+): Promise<TestResponse> => app.handle(new Request(`http://localhost${path}`, init))
 
 describe('wire', () => {
   test('an unexpected error is a 500 envelope without the stack or message', async () => {
@@ -74,5 +79,42 @@ describe('wire', () => {
     const all = lines.join('')
     expect(all).not.toContain('hunter2')
     expect(all).not.toContain(token)
+  })
+
+  const postJson = (app: { handle(r: Request): Promise<Response> }, path: string, text: string) =>
+    call(app, path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: text })
+
+  test('JSON nested past the limit is a 400 envelope', async () => {
+    const { app } = appWithLog()
+    const deep = `{"token":${'['.repeat(20_000)}${']'.repeat(20_000)}}`
+    const res = await postJson(app, '/echo', deep)
+    expect(res.status).toBe(400)
+    expect((await res.json()).error.code).toBe('body_too_deep')
+    const edge = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`
+    expect((await postJson(app, '/any', edge(MAX_JSON_DEPTH))).status).toBe(200)
+    expect((await postJson(app, '/any', edge(MAX_JSON_DEPTH + 1))).status).toBe(400)
+  })
+
+  test('a lone surrogate in a string or key is a 400 envelope; a paired one is accepted', async () => {
+    const { app } = appWithLog()
+    for (const text of ['{"token":"\\ud800"}', '{"\\udc00":1}']) {
+      const res = await postJson(app, '/any', text)
+      expect(res.status).toBe(400)
+      expect((await res.json()).error.code).toBe('invalid_unicode')
+    }
+    const ok = await postJson(app, '/any', '["\\ud83d\\ude00"]')
+    expect(ok.status).toBe(200)
+    expect(await ok.json()).toEqual({ got: ['😀'] })
+  })
+
+  test('malformed JSON is a 400 envelope; an empty body on an optional-body route is accepted', async () => {
+    const { app } = appWithLog()
+    const bad = await postJson(app, '/any', '{"a":')
+    expect(bad.status).toBe(400)
+    expect((await bad.json()).error.code).toBe('malformed_body')
+    const empty = await postJson(app, '/any', '')
+    expect(empty.status).toBe(200)
+    const required = await postJson(app, '/echo', '')
+    expect(required.status).toBe(400)
   })
 })

@@ -22,6 +22,8 @@ interface RequestState {
 }
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/
+/** Deeper JSON than this is refused: no route's schema nests near it, and validators recurse. */
+export const MAX_JSON_DEPTH = 64
 const JSON_TYPES = new Set(['application/json'])
 const FORM_TYPES = new Set(['application/json', 'multipart/form-data', 'application/x-www-form-urlencoded'])
 
@@ -100,6 +102,7 @@ export function wire(opts: WireOptions) {
           },
         )
       }
+      if (type === 'application/json') return parseJsonBody(request)
     })
     .onAfterHandle({ as: 'global' }, ({ request, route, set, responseValue }) => {
       const status =
@@ -119,6 +122,52 @@ export function wire(opts: WireOptions) {
       record(request, route || 'unmatched', status)
       return body
     })
+}
+
+/**
+ * JSON bodies are parsed here rather than by Elysia so that two shapes no route can use are
+ * refused before validation sees them: nesting deeper than MAX_JSON_DEPTH (schema validators
+ * recurse and would overflow the stack) and strings with lone surrogates (`"\ud800"`), which
+ * I-JSON (RFC 7493) forbids and RFC 8785 hashing cannot encode. An empty body is left to
+ * Elysia, so routes with an optional body still see `undefined`.
+ */
+async function parseJsonBody(request: Request): Promise<unknown> {
+  const text = await request.text()
+  if (text.trim() === '') return undefined
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    throw new AppError(400, 'malformed_body', 'The request body is not valid JSON.')
+  }
+  const problem = jsonShapeProblem(value, 0)
+  if (problem === 'depth') {
+    throw new AppError(400, 'body_too_deep', `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`)
+  }
+  if (problem === 'unicode') {
+    throw new AppError(400, 'invalid_unicode', 'The request body contains a string with a lone surrogate.')
+  }
+  return value
+}
+
+/** The first reason a parsed JSON value is refused, or undefined. Stops at the depth limit. */
+export function jsonShapeProblem(value: unknown, depth: number): 'depth' | 'unicode' | undefined {
+  if (typeof value === 'string') return value.isWellFormed() ? undefined : 'unicode'
+  if (value === null || typeof value !== 'object') return undefined
+  if (depth >= MAX_JSON_DEPTH) return 'depth'
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      const problem = jsonShapeProblem(item, depth + 1)
+      if (problem) return problem
+    }
+    return undefined
+  }
+  for (const key in value) {
+    if (!key.isWellFormed()) return 'unicode'
+    const problem = jsonShapeProblem((value as Record<string, unknown>)[key], depth + 1)
+    if (problem) return problem
+  }
+  return undefined
 }
 
 function errorForLog(error: unknown) {

@@ -139,6 +139,14 @@ describe('POST signals/intake', () => {
       400,
       'validation_failed',
     )
+    // A string or an array where the map is expected is refused, not copied into {"0": …}.
+    for (const wrong of ['1.0.0', '𐀀', ['1.0.0'], null]) {
+      await refused(
+        await u.send('POST', INTAKE, { ...traceBody(), family_version_set: wrong }),
+        400,
+        'validation_failed',
+      )
+    }
     for (const key of ['x'.repeat(201), ' leading-blank', 'two\nlines']) {
       await refused(
         await u.send('POST', INTAKE, { ...traceBody(), family_version_set: { [key]: '1' } }),

@@ -1,0 +1,53 @@
+/**
+ * Every registered unit's outside-facing surfaces checked by the clients that will read them:
+ * its OpenAPI document by an OpenAPI 3.x validator, its /metrics by promtool (when installed).
+ * A unit added to the registry is covered with no new test code.
+ */
+import { describe, expect, test } from 'bun:test'
+import { Validator } from '@seriousme/openapi-schema-validator'
+import { credentialsFor } from '../tools/fuzz-credentials.ts'
+import { httpUnits } from '../units/registry.ts'
+import { bootForTest } from './harness.ts'
+
+const PROMTOOL = Bun.which('promtool')
+if (!PROMTOOL) console.warn('promtool checks skipped: promtool not installed (apt-get install prometheus)')
+
+/** Units whose spec says there is no /metrics endpoint. */
+const NO_METRICS = new Set(['eis', 'wta', 'mailbox'])
+
+describe.each(Object.entries(httpUnits))('%s', (name, unit) => {
+  test('serves a valid OpenAPI document that lists its liveness route', async () => {
+    const setup = credentialsFor(name)
+    const u = bootForTest(unit as never, setup.env)
+    try {
+      const path = (unit as { openapiPath?: string }).openapiPath ?? '/openapi.json'
+      const doc = await (await u.request(path)).json()
+      const result = await new Validator().validate(doc)
+      expect(result.errors ?? []).toEqual([])
+      expect(result.valid).toBe(true)
+      expect(doc.paths[unit.liveness]).toBeDefined()
+    } finally {
+      setup.stop()
+      await u.dispose()
+    }
+  })
+
+  test.skipIf(!PROMTOOL || NO_METRICS.has(name))('/metrics passes promtool check metrics', async () => {
+    const setup = credentialsFor(name)
+    const u = bootForTest(unit as never, setup.env)
+    try {
+      await u.request(unit.liveness)
+      const res = await u.request('/metrics', { headers: setup.headers })
+      expect(res.status).toBe(200)
+      expect(res.headers.get('content-type')).toContain('text/plain; version=0.0.4')
+      const text = await res.text()
+      expect(text).toContain('svc_')
+      const check = Bun.spawnSync([PROMTOOL ?? 'promtool', 'check', 'metrics'], { stdin: Buffer.from(text) })
+      expect(check.stderr.toString() + check.stdout.toString()).toBe('')
+      expect(check.exitCode).toBe(0)
+    } finally {
+      setup.stop()
+      await u.dispose()
+    }
+  })
+})
