@@ -36,6 +36,7 @@ describe('body normalization', () => {
     expect((await post('/array', 'ab')).status).toBe(422)
     expect((await post('/array', { b: 'x' })).status).toBe(422)
     expect((await post('/root', 'ab')).status).toBe(422)
+    expect((await post('/root', [])).status).toBe(422)
   })
 
   test('unknown properties of well-shaped values are still removed', async () => {
