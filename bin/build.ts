@@ -9,6 +9,9 @@ const args = [
   '--compile',
   '--minify',
   '--sourcemap',
+  // Precompiled bytecode: start-up parses nothing (docs/benchmarks.md, cold start). Needs a
+  // bundle without top-level await (bin/svc.ts).
+  '--bytecode',
   `--define=SVC_BUILD_COMMIT=${JSON.stringify(commit)}`,
   '--outfile=dist/svc',
   ...(target ? [`--target=${target}`] : []),

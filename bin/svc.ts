@@ -13,7 +13,7 @@ import { EXIT_USAGE } from '../common/cli.ts'
 import { ConfigError } from '../common/config.ts'
 import { probeFile, readUnitConfig, runUnit } from '../common/runtime.ts'
 import { databasePath, openDatabase } from '../db/sqlite.ts'
-import { cliUnits, httpUnits, unitNames } from '../units/registry.ts'
+import { cliUnits, httpUnits, registeredUnit, unitNames } from '../units/registry.ts'
 import { runSuite } from './suite.ts'
 
 const USAGE = `usage: svc <command>
@@ -30,12 +30,6 @@ function usage(problem?: string): number {
   if (problem) process.stderr.write(`svc: ${problem}\n`)
   process.stderr.write(`${USAGE}\n`)
   return EXIT_USAGE
-}
-
-function httpUnit(name: string | undefined) {
-  return name !== undefined && Object.hasOwn(httpUnits, name)
-    ? httpUnits[name as keyof typeof httpUnits]
-    : undefined
 }
 
 /** Container health check: no curl in slim images, so the executable probes itself. */
@@ -63,14 +57,14 @@ async function main(argv: string[]): Promise<number | undefined> {
   const env = process.env
   switch (command) {
     case 'unit': {
-      const unit = httpUnit(rest[0])
-      if (!unit) return usage(rest[0] ? `unknown unit '${rest[0]}'` : 'unit name missing')
-      await runUnit(unit, env)
+      const entry = registeredUnit(rest[0])
+      if (!entry) return usage(rest[0] ? `unknown unit '${rest[0]}'` : 'unit name missing')
+      await runUnit(await entry.load(), env)
       return undefined
     }
     case 'units': {
       const rows = unitNames.map((name) => {
-        const h = httpUnit(name)
+        const h = registeredUnit(name)
         return h ? [name, String(h.port), h.liveness, h.title] : [name, '-', '-', cliUnits[name]?.title ?? '']
       })
       const widths = [8, 6, 18]
@@ -79,8 +73,9 @@ async function main(argv: string[]): Promise<number | undefined> {
       return 0
     }
     case 'migrate': {
-      const unit = httpUnit(rest[0])
-      if (!unit) return usage(rest[0] ? `unknown unit '${rest[0]}'` : 'unit name missing')
+      const entry = registeredUnit(rest[0])
+      if (!entry) return usage(rest[0] ? `unknown unit '${rest[0]}'` : 'unit name missing')
+      const unit = await entry.load()
       try {
         const config = readUnitConfig(unit, env)
         const db = openDatabase(
@@ -117,5 +112,7 @@ async function main(argv: string[]): Promise<number | undefined> {
   }
 }
 
-const code = await main(process.argv.slice(2))
-if (code !== undefined) process.exit(code)
+// No top-level await: the executable is built with --bytecode, which needs a CommonJS bundle.
+void main(process.argv.slice(2)).then((code) => {
+  if (code !== undefined) process.exit(code)
+})

@@ -15,12 +15,13 @@ if (!PROMTOOL) console.warn('promtool checks skipped: promtool not installed (ap
 /** Units whose spec says there is no /metrics endpoint. */
 const NO_METRICS = new Set(['eis', 'wta', 'mailbox'])
 
-describe.each(Object.entries(httpUnits))('%s', (name, unit) => {
+describe.each(Object.entries(httpUnits))('%s', (name, entry) => {
   test('serves a valid OpenAPI document that lists its liveness route', async () => {
+    const unit = await entry.load()
     const setup = credentialsFor(name)
-    const u = bootForTest(unit as never, setup.env)
+    const u = bootForTest(unit, setup.env)
     try {
-      const path = (unit as { openapiPath?: string }).openapiPath ?? '/openapi.json'
+      const path = unit.openapiPath ?? '/openapi.json'
       const doc = await (await u.request(path)).json()
       const result = await new Validator().validate(doc)
       expect(result.errors ?? []).toEqual([])
@@ -34,9 +35,9 @@ describe.each(Object.entries(httpUnits))('%s', (name, unit) => {
 
   test.skipIf(!PROMTOOL || NO_METRICS.has(name))('/metrics passes promtool check metrics', async () => {
     const setup = credentialsFor(name)
-    const u = bootForTest(unit as never, setup.env)
+    const u = bootForTest(await entry.load(), setup.env)
     try {
-      await u.request(unit.liveness)
+      await u.request(entry.liveness)
       const res = await u.request('/metrics', { headers: setup.headers })
       expect(res.status).toBe(200)
       expect(res.headers.get('content-type')).toContain('text/plain; version=0.0.4')

@@ -323,7 +323,7 @@ describe('every registered unit holds under fuzz', () => {
   })
   for (const name of Object.keys(registeredUnits())) {
     test(name, async () => {
-      const target = openUnitTarget(name)
+      const target = await openUnitTarget(name)
       targets.push(target)
       const report = await fuzzTarget(target, { runs, seed })
       const failures = report.failures.map(

@@ -47,7 +47,7 @@ export async function main(argv: string[]): Promise<number> {
   const reports: FuzzReport[] = []
   for (const unit of units) {
     console.log(`fuzz ${unit}: seed ${seed}, ${runs} runs per operation and mode`)
-    const target = openUnitTarget(unit)
+    const target = await openUnitTarget(unit)
     const started = performance.now()
     try {
       const report = await fuzzTarget(target, {

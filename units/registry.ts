@@ -1,15 +1,45 @@
 /**
- * The unit registry: adding a unit is adding its folder and one line here.
+ * The unit registry: adding a unit is adding its folder and one entry here.
  * HTTP units run with `svc unit <name>`; command-line units with `svc <name> <command>`.
+ *
+ * Entries carry the unit's metadata and load its code on demand, so `svc unit web` evaluates
+ * WEB's modules only: each unit's code costs start-up time and resident memory in every process
+ * that loads it (docs/benchmarks.md).
  */
 import type { CliUnit } from '../common/cli.ts'
-import { als } from './als/index.ts'
-import { prs } from './prs/index.ts'
-import { rms } from './rms/index.ts'
-import { web } from './web/index.ts'
+import type { HttpUnit } from '../common/unit.ts'
+import type { UnitMeta } from '../common/unit-meta.ts'
+import { meta as als } from './als/meta.ts'
+import { meta as prs } from './prs/meta.ts'
+import { meta as rms } from './rms/meta.ts'
+import { meta as web } from './web/meta.ts'
 
-export const httpUnits = { web, als, prs, rms } as const
+export interface RegisteredUnit extends UnitMeta {
+  load(): Promise<HttpUnit>
+}
+
+export const httpUnits = {
+  web: { ...web, load: async () => (await import('./web/index.ts')).web },
+  als: { ...als, load: async () => (await import('./als/index.ts')).als },
+  prs: { ...prs, load: async () => (await import('./prs/index.ts')).prs },
+  rms: { ...rms, load: async () => (await import('./rms/index.ts')).rms },
+} satisfies Record<string, RegisteredUnit>
+
+export type HttpUnitName = keyof typeof httpUnits
 
 export const cliUnits: Record<string, CliUnit> = {}
 
 export const unitNames: string[] = [...Object.keys(httpUnits), ...Object.keys(cliUnits)]
+
+/** The registered HTTP unit of this name, or undefined. */
+export function registeredUnit(name: string | undefined): RegisteredUnit | undefined {
+  return name !== undefined && Object.hasOwn(httpUnits, name) ? httpUnits[name as HttpUnitName] : undefined
+}
+
+/** Every HTTP unit's definition, loaded (tests and tools that walk all units). */
+export async function loadHttpUnits(): Promise<Record<string, HttpUnit>> {
+  const entries = await Promise.all(
+    Object.entries(httpUnits).map(async ([name, entry]) => [name, await entry.load()] as const),
+  )
+  return Object.fromEntries(entries)
+}

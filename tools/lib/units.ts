@@ -1,19 +1,19 @@
 /** Registered HTTP units as fuzz targets: booted in process on a fresh data dir, with credentials. */
-import type { HttpUnit } from '../../common/unit.ts'
 import { bootForTest } from '../../test/harness.ts'
-import { httpUnits } from '../../units/registry.ts'
+import { httpUnits, type RegisteredUnit, registeredUnit } from '../../units/registry.ts'
 import { credentialsFor } from '../fuzz-credentials.ts'
 import { type FuzzTarget, REPO_ROOT } from './fuzzer.ts'
 
 /** Every HTTP unit in the registry, by name. New units show up here with no harness change. */
-export function registeredUnits(): Record<string, HttpUnit> {
-  return httpUnits as unknown as Record<string, HttpUnit>
+export function registeredUnits(): Record<string, RegisteredUnit> {
+  return httpUnits
 }
 
-export function openUnitTarget(name: string): FuzzTarget {
-  const unit = registeredUnits()[name]
-  if (!unit)
+export async function openUnitTarget(name: string): Promise<FuzzTarget> {
+  const entry = registeredUnit(name)
+  if (!entry)
     throw new Error(`unknown unit '${name}' (registered: ${Object.keys(registeredUnits()).join(', ')})`)
+  const unit = await entry.load()
   const setup = credentialsFor(name)
   let booted: ReturnType<typeof bootForTest>
   try {

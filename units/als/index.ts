@@ -4,7 +4,8 @@ import { urlString } from '../../common/config.ts'
 import { defineUnit, type HttpUnit } from '../../common/unit.ts'
 import { migrations } from '../../db/migrations/als/index.ts'
 import { createFamilyCache } from './families.ts'
-import { ALS_PORT, shippedManifest } from './manifest.ts'
+import { shippedManifest } from './manifest.ts'
+import { meta } from './meta.ts'
 import { createAlsMetrics } from './metrics.ts'
 import { promotionRoutes } from './routes/promotions.ts'
 import { replayRoutes } from './routes/replay.ts'
@@ -42,12 +43,9 @@ const env = {
 
 export const als: HttpUnit = defineUnit({
   kind: 'http',
-  name: 'als',
-  title: 'adaptive-learning service',
+  ...meta,
   description:
     'Signals intake, replay evaluation against threshold contracts, and governed promotion proposals (propose, approve-check against the RMS approval lane, activate, rollback).',
-  port: ALS_PORT,
-  liveness: '/health',
   env,
   migrations,
   validate(config) {

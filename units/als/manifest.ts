@@ -1,8 +1,9 @@
 import { t } from 'elysia'
 import { contractProblems, platformManifest, type UnitContract } from '../../common/contract.ts'
 import contractFile from './contract.json' with { type: 'json' }
+import { meta } from './meta.ts'
 
-export const ALS_PORT = 18096
+export const ALS_PORT = meta.port
 
 /**
  * The shipped manifest, built from the unit's own contract file (units/als/contract.json) with

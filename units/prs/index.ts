@@ -8,6 +8,7 @@ import { defineUnit } from '../../common/unit.ts'
 import { migrations } from '../../db/migrations/prs/index.ts'
 import { unitContracts } from '../contracts.ts'
 import type { PrsDeps } from './deps.ts'
+import { meta } from './meta.ts'
 import { createObserver } from './observer.ts'
 import { combinationRoutes } from './routes/combinations.ts'
 import { contractRoutes } from './routes/contracts.ts'
@@ -46,12 +47,9 @@ const env = {
 export const makePrs = (contracts: readonly UnitContract[]) =>
   defineUnit({
     kind: 'http',
-    name: 'prs',
-    title: 'platform registry service',
+    ...meta,
     description:
       'Contract registry, matrix, docs standard, drift, readiness views and admission, derived from the units’ contracts.',
-    port: 18092,
-    liveness: '/health',
     env,
     migrations,
     validate(config) {

@@ -8,7 +8,8 @@ import { migrations } from '../../db/migrations/rms/index.ts'
 import { databaseReady } from '../../db/sqlite.ts'
 import { authorityPlugin, createAuthority, parseLocalTokens } from './authority.ts'
 import { createControlAgent } from './control.ts'
-import { RMS_PORT, shippedManifest } from './manifest.ts'
+import { shippedManifest } from './manifest.ts'
+import { meta } from './meta.ts'
 import { auditRoutes } from './routes/audit.ts'
 import { controlRoutes } from './routes/control.ts'
 import { executionRoutes } from './routes/execution.ts'
@@ -87,12 +88,9 @@ const env = {
 
 export const rms = defineUnit({
   kind: 'http',
-  name: 'rms',
-  title: 'runtime management service',
+  ...meta,
   description:
     'Manages an agent runtime host (inventory, topology, drift, patches), runs a control agent, and publishes the federation, policy and voice read contracts. Authority is projected, never local.',
-  port: RMS_PORT,
-  liveness: '/health',
   env,
   migrations,
   validate(c) {

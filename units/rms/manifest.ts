@@ -5,9 +5,10 @@
  */
 import { contractProblems, platformManifest, type UnitContract } from '../../common/contract.ts'
 import contractFile from './contract.json' with { type: 'json' }
+import { meta } from './meta.ts'
 import { FEDERATION_CONTRACT_VERSION } from './rules/federation.ts'
 
-export const RMS_PORT = 18086
+export const RMS_PORT = meta.port
 export const RMS_CONTAINER_PORT = 8080
 
 export function shippedManifest() {

@@ -5,6 +5,7 @@ import { Gauge } from '../../common/metrics.ts'
 import { metricsRoute } from '../../common/routes.ts'
 import { defineUnit } from '../../common/unit.ts'
 import { migrations } from '../../db/migrations/web/index.ts'
+import { meta } from './meta.ts'
 import { createOutbox } from './outbox.ts'
 import { contactRoutes } from './routes/contact.ts'
 import { createSite, siteRoutes } from './routes/site.ts'
@@ -54,11 +55,8 @@ env.TURNSTILE_VERIFY_URL.default = CLOUDFLARE_SITEVERIFY
 
 export const web = defineUnit({
   kind: 'http',
-  name: 'web',
-  title: 'public website runtime',
+  ...meta,
   description: 'Health, readiness, version and status documents, the contact intake, and the public site.',
-  port: 18080,
-  liveness: '/health',
   env,
   migrations,
   formRoutes: ['POST /api/contact'],
