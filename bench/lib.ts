@@ -25,6 +25,11 @@ export interface LoadSpec {
   path: string
   headers?: Record<string, string>
   body?: string
+  /**
+   * A body whose `{n}` placeholders wrk replaces per request with a value unique in the run
+   * (`<thread>-<counter>`), so each request is a new write. The Bun fallback sends `body`.
+   */
+  uniqueBody?: string
 }
 
 export interface Result {
@@ -36,6 +41,8 @@ export interface Result {
   p99_ms: number
   non2xx: number
   rss_mb: number
+  /** Server CPU time (user + system) per request, in microseconds. */
+  cpu_us: number
 }
 
 export interface LoadOptions {
@@ -46,6 +53,23 @@ export interface LoadOptions {
 export const DEFAULT_LOAD: LoadOptions = {
   seconds: Number(process.env.BENCH_SECONDS ?? 8),
   connections: Number(process.env.BENCH_CONNECTIONS ?? 64),
+}
+
+/** Rounds of `compare`: baseline and unit alternate, so a noisy moment hits both. */
+export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+
+/**
+ * CPU time (user + system) a process has used, in microseconds. Per request it is much less
+ * sensitive than requests/s to what else the 2 shared cores are doing.
+ */
+export function cpuMicros(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+    const ticks = Number(fields[11]) + Number(fields[12])
+    return (ticks / 100) * 1e6
+  } catch {
+    return Number.NaN
+  }
 }
 
 async function waitUntilUp(url: string, proc: ReturnType<typeof Bun.spawn>, label: string): Promise<void> {
@@ -141,6 +165,20 @@ function wrkScript(spec: LoadSpec): string {
   for (const [k, v] of Object.entries(spec.headers ?? {}))
     lines.push(`wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`)
   if (spec.body !== undefined) lines.push(`wrk.body = ${JSON.stringify(spec.body)}`)
+  if (spec.uniqueBody !== undefined) {
+    lines.push(`local template = ${JSON.stringify(spec.uniqueBody)}
+local threads = 0
+function setup(thread)
+  thread:set("tid", threads)
+  threads = threads + 1
+end
+local counter = 0
+function request()
+  counter = counter + 1
+  local n = tid .. "-" .. counter
+  return wrk.format(nil, nil, nil, (string.gsub(template, "{n}", n)))
+end`)
+  }
   lines.push(`
 done = function(summary, latency, requests)
   local errors = summary.errors.status + summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout
@@ -164,6 +202,7 @@ export async function drive(
   load = DEFAULT_LOAD,
 ): Promise<Result> {
   let r: { requests: number; seconds: number; p50: number; p99: number; errors: number }
+  const cpuBefore = cpuMicros(target.pid)
   if (hasWrk) {
     const script = join(tmpdir(), `wrk-${process.pid}-${Date.now()}.lua`)
     writeFileSync(script, wrkScript(spec))
@@ -199,7 +238,46 @@ export async function drive(
     p99_ms: Math.round(r.p99 * 100) / 100,
     non2xx: r.errors,
     rss_mb: rssMb(target.pid),
+    cpu_us: Math.round((cpuMicros(target.pid) - cpuBefore) / Math.max(1, r.requests)),
   }
+}
+
+const median = (xs: number[]): number => {
+  const sorted = [...xs].sort((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
+}
+
+/**
+ * Drive a baseline and a unit with the same scenario, alternating for `rounds` rounds, and
+ * return each side's median round (by requests/s) with the median of the per-round ratios.
+ */
+export interface ComparedResult extends Result {
+  /** Requests/s of every round. */
+  rounds?: number[]
+  /** Median of the per-round ratios to the baseline. */
+  ratio?: number
+}
+
+export async function compare(
+  base: Target,
+  unit: Target,
+  scenario: string,
+  spec: LoadSpec,
+  rounds = ROUNDS,
+): Promise<ComparedResult[]> {
+  const b: Result[] = []
+  const u: Result[] = []
+  for (let i = 0; i < rounds; i++) {
+    b.push(await drive(base, scenario, spec))
+    u.push(await drive(unit, scenario, spec))
+  }
+  const pick = (rs: Result[]) => {
+    const m = median(rs.map((r) => r.rps))
+    const row = rs.find((r) => r.rps === m) ?? (rs[0] as Result)
+    return { ...row, cpu_us: median(rs.map((r) => r.cpu_us)), rounds: rs.map((r) => r.rps) }
+  }
+  const ratio = median(u.map((r, i) => r.rps / (b[i]?.rps ?? Number.NaN)))
+  return [pick(b), { ...pick(u), ratio }]
 }
 
 /** Markdown table rows, each unit row followed by its ratio to the baseline of the same scenario. */
@@ -209,14 +287,18 @@ export function report(title: string, rows: Result[], notes: string[] = []): str
     '',
     `Generator: ${generator}; ${DEFAULT_LOAD.connections} connections, ${DEFAULT_LOAD.seconds} s per run; 127.0.0.1; ${new Date().toISOString()}.`,
     '',
-    '| scenario | target | requests/s | p50 ms | p99 ms | non-2xx | RSS after MB | ratio to baseline |',
-    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| scenario | target | requests/s | p50 ms | p99 ms | non-2xx | RSS after MB | CPU µs/req | ratio to baseline (req/s) | CPU ratio |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ]
-  for (const row of rows) {
+  for (const row of rows as ComparedResult[]) {
     const base = rows.find((b) => b.scenario === row.scenario && b.label.startsWith('baseline'))
-    const ratio = base && !row.label.startsWith('baseline') ? (row.rps / base.rps).toFixed(2) : '–'
+    const isUnit = base !== undefined && !row.label.startsWith('baseline')
+    const ratio = isUnit ? (row.ratio ?? row.rps / base.rps).toFixed(2) : '–'
+    const cpuRatio = isUnit ? (row.cpu_us / base.cpu_us).toFixed(2) : '–'
+    const rps =
+      row.rounds && row.rounds.length > 1 ? `${row.rps} (${row.rounds.join(', ')})` : String(row.rps)
     lines.push(
-      `| ${row.scenario} | ${row.label} | ${row.rps} | ${row.p50_ms} | ${row.p99_ms} | ${row.non2xx} | ${row.rss_mb} | ${ratio} |`,
+      `| ${row.scenario} | ${row.label} | ${rps} | ${row.p50_ms} | ${row.p99_ms} | ${row.non2xx} | ${row.rss_mb} | ${row.cpu_us} | ${ratio} | ${cpuRatio} |`,
     )
   }
   if (notes.length > 0) lines.push('', ...notes.map((n) => `- ${n}`))

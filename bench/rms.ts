@@ -1,19 +1,8 @@
-/**
- * `bun run bench rms`: authenticated reads against a bare Bun.serve baseline in the same run.
- *   GET /api/v1/tool-profiles           (bearer, resolution cached)  vs the same document from Bun.serve
- *   GET /api/v1/agent-runtime/catalog   (bearer, federation derived) vs the same document from Bun.serve
- * RMS runs in production posture against a fake projection layer (a Bun.serve in this process);
- * the token's resolution is cached (bounded age 60 s), so the layer is asked about once per run.
- * The baseline is this file run with RMS_BENCH_BASELINE=1 (bench/baselines/ belongs to the
- * foundation): it checks the bearer against an in-memory map — the equivalent of a cache hit —
- * and serves the same JSON, precomputed from the same example host.
- */
-import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { EXAMPLE_HOST_FILES } from '../units/rms/example-host.ts'
 import type { AgentDoc } from '../units/rms/host-model.ts'
 import { federationContract } from '../units/rms/rules/federation.ts'
-import { drive, type Result, ROOT, report, startUnit, type Target } from './lib.ts'
+import { drive, type Result, ROOT, report, startUnit } from './lib.ts'
 
 const TOKEN = 'bench-read-token-0001'
 const SUBJECT = 'user:bench'
@@ -112,23 +101,7 @@ function projectionLayer() {
   return { url: `http://127.0.0.1:${server.port}`, resolves: () => resolves, stop: () => server.stop(true) }
 }
 
-/** CPU time (user + system) a process has used, in microseconds; less sensitive to other load than requests/s. */
-function cpuMicros(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  const ticks = Number(fields[11]) + Number(fields[12])
-  return (ticks / 100) * 1e6
-}
-
-async function measured(target: Target, scenario: string, spec: Parameters<typeof drive>[2], cpu: string[]) {
-  const before = cpuMicros(target.pid)
-  const r = await drive(target, scenario, spec)
-  const used = cpuMicros(target.pid) - before
-  cpu.push(`${target.label}, ${scenario}: ${Math.round(used / Math.max(1, r.requests))} µs CPU per request`)
-  return r
-}
-
 export default async function main(): Promise<string> {
-  const cpu: string[] = []
   const rows: Result[] = []
   const spec = (path: string) => ({ path, headers: { authorization: `Bearer ${TOKEN}` } })
   const base = await startUnit('baseline:bun-serve', '/health', { RMS_BENCH_BASELINE: '1' }, [
@@ -136,7 +109,7 @@ export default async function main(): Promise<string> {
     join(ROOT, 'bench', 'rms.ts'),
   ])
   try {
-    for (const s of SCENARIOS) rows.push(await measured(base, s.scenario, spec(s.path), cpu))
+    for (const s of SCENARIOS) rows.push(await drive(base, s.scenario, spec(s.path)))
   } finally {
     await base.stop()
   }
@@ -149,7 +122,7 @@ export default async function main(): Promise<string> {
     })
     try {
       for (const s of SCENARIOS) {
-        const r = await measured(rms, s.scenario, spec(s.path), cpu)
+        const r = await drive(rms, s.scenario, spec(s.path))
         served += r.requests
         rows.push(r)
       }
@@ -160,7 +133,6 @@ export default async function main(): Promise<string> {
     layer.stop()
   }
   return report('RMS', rows, [
-    ...cpu,
     `Projection layer asked ${layer.resolves()} time(s) for ${served} authenticated RMS requests (resolution cache, bounded age 60 s).`,
     'RMS runs with SVC_ENV=production, logs on, the control loop off (it would only add a reconcile per 120 s); both sides serve the same JSON derived from the same example host.',
     'RMS re-reads the runtime host directory at most every 250 ms (RMS_HOST_SCAN_CACHE_MS) and derives each answer per request; the baseline serves precomputed bytes.',

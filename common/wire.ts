@@ -60,8 +60,7 @@ export function wire(opts: WireOptions) {
     if (!state || state.done) return
     state.done = true
     const seconds = (performance.now() - state.startedAt) / 1000
-    metrics.requests.inc({ method: request.method, route, status })
-    metrics.duration.observe({ method: request.method, route }, seconds)
+    metrics.http.observe(request.method, route, status, seconds)
     const level = probes.has(route) && status < 400 ? 'debug' : 'info'
     if (log.isLevelEnabled(level)) {
       log[level](
