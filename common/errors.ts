@@ -61,3 +61,8 @@ export function envelope(code: string, message: string, details?: unknown): Enve
 export function appErrorBody(err: AppError): Envelope {
   return { ...err.extra, ...envelope(err.errorCode, err.message, err.details) }
 }
+
+/** A route's error responses: each listed status answers with the envelope. */
+export function errorResponses<const S extends number>(...statuses: S[]): Record<S, typeof ErrorEnvelope> {
+  return Object.fromEntries(statuses.map((s) => [s, ErrorEnvelope])) as Record<S, typeof ErrorEnvelope>
+}

@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import { ErrorEnvelope } from '../../../common/errors.ts'
+import { errorResponses } from '../../../common/errors.ts'
 import {
   ActivateRequest,
   ActivateResponse,
@@ -16,13 +16,7 @@ import {
 import type { AlsDeps } from '../service/deps.ts'
 import { activate, approveCheck, getProposal, propose, rollback } from '../service/proposals.ts'
 
-const errors = {
-  400: ErrorEnvelope,
-  413: ErrorEnvelope,
-  415: ErrorEnvelope,
-  422: ErrorEnvelope,
-  503: ErrorEnvelope,
-}
+const errors = errorResponses(400, 413, 415, 422, 503)
 
 export const promotionRoutes = (deps: AlsDeps) =>
   new Elysia({ name: 'als:promotions' })
@@ -46,7 +40,7 @@ export const promotionRoutes = (deps: AlsDeps) =>
     })
     .post('/api/v1/learning/promotions/activate', ({ body }) => activate(deps, body), {
       body: ActivateRequest,
-      response: { 200: ActivateResponse, ...errors, 409: ErrorEnvelope },
+      response: { 200: ActivateResponse, ...errorResponses(400, 409, 413, 415, 422, 503) },
       detail: {
         summary: 'Activate an approved proposal (idempotent per idempotency_key)',
         description:
@@ -55,7 +49,7 @@ export const promotionRoutes = (deps: AlsDeps) =>
     })
     .post('/api/v1/learning/promotions/rollback', ({ body }) => rollback(deps, body), {
       body: RollbackRequest,
-      response: { 200: RollbackResponse, ...errors, 409: ErrorEnvelope },
+      response: { 200: RollbackResponse, ...errorResponses(400, 409, 413, 415, 422, 503) },
       detail: {
         summary: 'Roll back an activated proposal (idempotent per idempotency_key)',
         description: '422 proposal_not_found, proposal_not_activated. 409 idempotency_key_reused.',
@@ -63,6 +57,6 @@ export const promotionRoutes = (deps: AlsDeps) =>
     })
     .get('/api/v1/learning/proposals/:proposal_id', ({ params }) => getProposal(deps, params.proposal_id), {
       params: ProposalIdParams,
-      response: { 200: ProposalRecord, 400: ErrorEnvelope, 404: ErrorEnvelope, 503: ErrorEnvelope },
+      response: { 200: ProposalRecord, ...errorResponses(400, 404, 503) },
       detail: { summary: 'A stored proposal (404 proposal_not_found)' },
     })

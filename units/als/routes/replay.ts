@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import { ErrorEnvelope } from '../../../common/errors.ts'
+import { errorResponses } from '../../../common/errors.ts'
 import {
   ProposeFromEvidenceRequest,
   ProposeFromEvidenceResponse,
@@ -9,13 +9,7 @@ import {
 import type { AlsDeps } from '../service/deps.ts'
 import { evaluateCandidate, proposeFromEvidence } from '../service/replay.ts'
 
-const errors = {
-  400: ErrorEnvelope,
-  413: ErrorEnvelope,
-  415: ErrorEnvelope,
-  422: ErrorEnvelope,
-  503: ErrorEnvelope,
-}
+const errors = errorResponses(400, 413, 415, 422, 503)
 
 export const replayRoutes = (deps: AlsDeps) =>
   new Elysia({ name: 'als:replay' })

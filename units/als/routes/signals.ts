@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import { ErrorEnvelope } from '../../../common/errors.ts'
+import { errorResponses } from '../../../common/errors.ts'
 import { IntakeRequest, IntakeResponse, RunIdParams, RunRecord } from '../model.ts'
 import type { AlsDeps } from '../service/deps.ts'
 import { getRun, intakeSignal } from '../service/signals.ts'
@@ -8,15 +8,7 @@ export const signalRoutes = (deps: AlsDeps) =>
   new Elysia({ name: 'als:signals' })
     .post('/api/v1/learning/signals/intake', ({ body }) => intakeSignal(deps, body), {
       body: IntakeRequest,
-      response: {
-        200: IntakeResponse,
-        400: ErrorEnvelope,
-        409: ErrorEnvelope,
-        413: ErrorEnvelope,
-        415: ErrorEnvelope,
-        422: ErrorEnvelope,
-        503: ErrorEnvelope,
-      },
+      response: { 200: IntakeResponse, ...errorResponses(400, 409, 413, 415, 422, 503) },
       detail: {
         summary: 'Signals intake: record a trace as a run',
         description:
@@ -25,6 +17,6 @@ export const signalRoutes = (deps: AlsDeps) =>
     })
     .get('/api/v1/learning/runs/:run_id', ({ params }) => getRun(deps, params.run_id), {
       params: RunIdParams,
-      response: { 200: RunRecord, 400: ErrorEnvelope, 404: ErrorEnvelope, 503: ErrorEnvelope },
+      response: { 200: RunRecord, ...errorResponses(400, 404, 503) },
       detail: { summary: 'A stored run (404 run_not_found)' },
     })

@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import { ErrorEnvelope } from '../../../common/errors.ts'
+import { errorResponses } from '../../../common/errors.ts'
 import { nowIso } from '../../../common/time.ts'
 import type { Db } from '../../../db/sqlite.ts'
 import { type AuthorityPlugin, mark } from '../authority.ts'
@@ -27,23 +27,8 @@ export interface RuntimeDeps {
   ephemeral: boolean
 }
 
-const READ_ERRORS = {
-  400: ErrorEnvelope,
-  401: ErrorEnvelope,
-  403: ErrorEnvelope,
-  404: ErrorEnvelope,
-  503: ErrorEnvelope,
-}
-const WRITE_ERRORS = {
-  400: ErrorEnvelope,
-  401: ErrorEnvelope,
-  403: ErrorEnvelope,
-  404: ErrorEnvelope,
-  409: ErrorEnvelope,
-  415: ErrorEnvelope,
-  422: ErrorEnvelope,
-  503: ErrorEnvelope,
-}
+const READ_ERRORS = errorResponses(400, 401, 403, 404, 503)
+const WRITE_ERRORS = errorResponses(400, 401, 403, 404, 409, 415, 422, 503)
 
 export { READ_ERRORS, WRITE_ERRORS }
 

@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import { ErrorEnvelope } from '../../../common/errors.ts'
+import { errorResponses } from '../../../common/errors.ts'
 import { type IntakeDeps, submitContact } from '../intake.ts'
 import { ContactIntakeRequest, ContactIntakeResponse } from '../model.ts'
 
@@ -15,15 +15,7 @@ export const contactRoutes = (deps: IntakeDeps) =>
     ({ body, request, server }) => submitContact(deps, body, server?.requestIP(request)?.address),
     {
       body: ContactIntakeRequest,
-      response: {
-        200: ContactIntakeResponse,
-        400: ErrorEnvelope,
-        401: ErrorEnvelope,
-        413: ErrorEnvelope,
-        415: ErrorEnvelope,
-        422: ErrorEnvelope,
-        503: ErrorEnvelope,
-      },
+      response: { 200: ContactIntakeResponse, ...errorResponses(400, 401, 413, 415, 422, 503) },
       detail: {
         summary: 'Contact intake',
         description:
