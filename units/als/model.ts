@@ -1,3 +1,6 @@
+import { Type } from '@sinclair/typebox'
+// Type.Integer, not Elysia's t.Integer: t.Integer carries a string-to-number transform meant
+// for query strings, and encoding it costs ~30 µs per response (docs/benchmarks.md).
 import { t } from 'elysia'
 import { GUARDRAIL_DECISIONS, OUTCOMES } from './rules/intake.ts'
 import { SERVICE_MODES } from './rules/modes.ts'
@@ -103,7 +106,7 @@ export const RunFields = {
   state: RunState,
   signal_emitted: t.Boolean(),
   run_hash: hash('canonicalHash of the six intake fields'),
-  priority_score: t.Integer({ minimum: 0, maximum: 100 }),
+  priority_score: Type.Integer({ minimum: 0, maximum: 100 }),
   provenance_hash: hash('canonicalHash of tenant_ref, trace_id, correlation_id, family_version_set'),
   sampled_in: t.Boolean(),
 }
@@ -332,15 +335,17 @@ export const PlatformAlignment = t.Object({
   registry_reachable: t.Boolean(),
   family_state: FamilyState,
   matrix_version: t.Union([t.String(), t.Null()]),
-  producer_family_count: t.Integer(),
-  consumer_family_count: t.Integer(),
+  producer_family_count: Type.Integer(),
+  consumer_family_count: Type.Integer(),
   fetched_at: t.Union([t.String(), t.Null()]),
-  age_ms: t.Union([t.Integer(), t.Null()]),
-  max_age_ms: t.Integer(),
+  age_ms: t.Union([Type.Integer(), t.Null()]),
+  max_age_ms: Type.Integer(),
   last_error: t.Union([t.String(), t.Null()]),
 })
 
-const count = t.Union([t.Integer({ minimum: 0 }), t.Null()], { description: 'null when persistence is down' })
+const count = t.Union([Type.Integer({ minimum: 0 }), t.Null()], {
+  description: 'null when persistence is down',
+})
 
 export const QueueDepth = t.Object({
   runs_awaiting_proposal: count,
@@ -348,9 +353,9 @@ export const QueueDepth = t.Object({
   proposals_awaiting_activation: count,
   proposals_activated: count,
   replays_last_hour: count,
-  replay_budget: t.Integer(),
+  replay_budget: Type.Integer(),
   replay_budget_remaining: count,
-  high_water: t.Integer(),
+  high_water: Type.Integer(),
 })
 
 export const Readiness = t.Object({
@@ -395,13 +400,13 @@ export const ContractsView = t.Object({
   guardrail_decisions: t.Array(GuardrailDecision),
   hashes: t.Record(t.String(), t.String()),
   limits: t.Object({
-    replay_budget_per_hour: t.Integer(),
+    replay_budget_per_hour: Type.Integer(),
     sample_rate: t.Number(),
-    signal_min_priority: t.Integer(),
-    evidence_max_age_s: t.Integer(),
-    promotion_velocity_max: t.Integer(),
-    promotion_velocity_window_s: t.Integer(),
-    oscillation_window_s: t.Integer(),
-    oscillation_min_reversals: t.Integer(),
+    signal_min_priority: Type.Integer(),
+    evidence_max_age_s: Type.Integer(),
+    promotion_velocity_max: Type.Integer(),
+    promotion_velocity_window_s: Type.Integer(),
+    oscillation_window_s: Type.Integer(),
+    oscillation_min_reversals: Type.Integer(),
   }),
 })

@@ -1,5 +1,7 @@
 /** TypeBox schemas of PRS's routes, named after the spec's resources. */
-import type { TProperties, TSchema } from '@sinclair/typebox'
+import { type TProperties, type TSchema, Type } from '@sinclair/typebox'
+// Type.Integer, not Elysia's t.Integer: t.Integer carries a string-to-number transform meant
+// for query strings, and encoding it costs ~30 µs per response (docs/benchmarks.md).
 import { t } from 'elysia'
 import { CompatibilityMode } from '../../common/contract.ts'
 
@@ -24,8 +26,8 @@ export const HealthResponse = t.Object({
   service: t.Literal('prs'),
   version: S,
   contract_version: S,
-  units: t.Integer(),
-  observed_units: t.Integer(),
+  units: Type.Integer(),
+  observed_units: Type.Integer(),
   generated_at: t.String({ format: 'date-time' }),
 })
 
@@ -61,7 +63,7 @@ export const RegistryResponse = View(
         contract_hash: S,
         producer_families: Strings,
         consumer_families: Strings,
-        port: N(t.Integer()),
+        port: N(Type.Integer()),
         port_policy: S,
         liveness: N(S),
         manifest_path: N(S),
@@ -86,8 +88,8 @@ const DriftItem = t.Object({
 export const DriftResponse = View(
   {
     status: t.Union([t.Literal('clean'), t.Literal('warnings'), t.Literal('blocking')]),
-    blocking_count: t.Integer(),
-    warning_count: t.Integer(),
+    blocking_count: Type.Integer(),
+    warning_count: Type.Integer(),
     items: t.Array(DriftItem),
     unobserved: t.Array(t.Object({ unit: S, reason: S })),
     degraded_by: Degradation,
@@ -121,7 +123,7 @@ const DocsFinding = t.Object({
   sections_missing: Strings,
   status: t.Union([t.Literal('ready'), t.Literal('incomplete'), t.Literal('missing')]),
   claims: t.Object(
-    { port: N(t.Integer()), liveness: N(S) },
+    { port: N(Type.Integer()), liveness: N(S) },
     { description: 'port and liveness route the opening paragraph states' },
   ),
 })
@@ -129,12 +131,12 @@ export const DocsPlatformResponse = View(
   {
     docs_root: S,
     owner: S,
-    units: t.Integer(),
+    units: Type.Integer(),
     entrypoints: t.Array(t.Object({ unit: S, entrypoint: S })),
     standard: S,
     catalog: S,
     readiness: S,
-    ready_count: t.Integer(),
+    ready_count: Type.Integer(),
   },
   'Docs platform',
 )
@@ -142,14 +144,14 @@ export const DocsCatalogResponse = View({ entries: t.Array(DocsFinding) }, 'Docs
 export const DocsReadinessResponse = View(
   {
     status: t.Union([t.Literal('ready'), t.Literal('degraded')]),
-    ready: t.Integer(),
-    total: t.Integer(),
+    ready: Type.Integer(),
+    total: Type.Integer(),
     not_ready: t.Array(t.Object({ unit: S, status: S, sections_missing: Strings })),
   },
   'Docs readiness',
 )
 
-const Step = t.Object({ step: t.Integer(), name: S, summary: S })
+const Step = t.Object({ step: Type.Integer(), name: S, summary: S })
 export const AdmissionGovernanceResponse = View(
   {
     review_order: t.Array(Step),
@@ -201,13 +203,13 @@ export const VersionTruthResponse = View(
   'Version truth',
 )
 
-const ReadOrder = t.Array(t.Object({ step: t.Integer(), name: S, route: S }))
+const ReadOrder = t.Array(t.Object({ step: Type.Integer(), name: S, route: S }))
 const Service = t.Object({
   unit: S,
   title: S,
   kind: t.Union([t.Literal('http'), t.Literal('cli')]),
   lifecycle_posture: S,
-  port: N(t.Integer()),
+  port: N(Type.Integer()),
   port_policy: S,
   liveness: N(S),
   url: N(S),
@@ -218,9 +220,9 @@ const Service = t.Object({
     t.Literal('not_observed_yet'),
     t.Literal('not_applicable'),
   ]),
-  http_status: N(t.Integer()),
+  http_status: N(Type.Integer()),
   reason: N(S),
-  latency_ms: N(t.Integer()),
+  latency_ms: N(Type.Integer()),
   last_observed_at: N(S),
   contract_version: S,
   dependents: Strings,
@@ -270,7 +272,7 @@ export const AgentContractsResponse = View(
 export const AgentWorkflowResponse = View(
   {
     readiness_read_order: ReadOrder,
-    admission_review_order: t.Array(t.Object({ step: t.Integer(), name: S, summary: S, route: S })),
+    admission_review_order: t.Array(t.Object({ step: Type.Integer(), name: S, summary: S, route: S })),
     rules: Strings,
   },
   'Agent workflow',
@@ -331,7 +333,7 @@ export const SignoffResponse = View(
   {
     status: Status,
     signed_off: t.Boolean(),
-    steps: t.Array(t.Object({ step: t.Integer(), name: S, route: S, status: Status, detail: S })),
+    steps: t.Array(t.Object({ step: Type.Integer(), name: S, route: S, status: Status, detail: S })),
     degraded_by: Degradation,
   },
   'Signoff readiness',
@@ -341,24 +343,28 @@ export const HostSnapshotResponse = View(
   {
     service: t.Literal('prs'),
     version: S,
-    pid: t.Integer(),
+    pid: Type.Integer(),
     runtime: S,
     platform: S,
     started_at: S,
     uptime_s: t.Number(),
-    memory_rss_bytes: t.Integer(),
-    database: t.Object({ ready: t.Boolean(), observations: t.Integer(), registered_versions: t.Integer() }),
+    memory_rss_bytes: Type.Integer(),
+    database: t.Object({
+      ready: t.Boolean(),
+      observations: Type.Integer(),
+      registered_versions: Type.Integer(),
+    }),
     observer: t.Object({
-      interval_ms: t.Integer(),
-      timeout_ms: t.Integer(),
-      keep_per_surface: t.Integer(),
+      interval_ms: Type.Integer(),
+      timeout_ms: Type.Integer(),
+      keep_per_surface: Type.Integer(),
       configured_units: Strings,
-      rounds: t.Integer(),
+      rounds: Type.Integer(),
       last_round_at: N(S),
-      last_round_ms: N(t.Integer()),
+      last_round_ms: N(Type.Integer()),
       running: t.Boolean(),
     }),
-    cache: t.Object({ hits: t.Integer(), misses: t.Integer(), generation: t.Integer() }),
+    cache: t.Object({ hits: Type.Integer(), misses: Type.Integer(), generation: Type.Integer() }),
   },
   'Host snapshot of the PRS process',
 )
@@ -369,9 +375,9 @@ export const RuntimeStatusResponse = View(
         unit: S,
         url: N(S),
         state: S,
-        http_status: N(t.Integer()),
+        http_status: N(Type.Integer()),
         reason: N(S),
-        latency_ms: N(t.Integer()),
+        latency_ms: N(Type.Integer()),
         last_observed_at: N(S),
       }),
     ),
@@ -385,14 +391,14 @@ const ObservationSchema = t.Object({
   url: S,
   observed_at: S,
   ok: t.Boolean(),
-  status: N(t.Integer()),
+  status: N(Type.Integer()),
   reason: N(S),
   message: N(S),
-  latency_ms: t.Integer(),
+  latency_ms: Type.Integer(),
   body: t.Unknown(),
 })
 export const RuntimeEvidenceResponse = View(
-  { unit: N(S), limit: t.Integer(), observations: t.Array(ObservationSchema) },
+  { unit: N(S), limit: Type.Integer(), observations: t.Array(ObservationSchema) },
   'Stored observation history, newest first',
 )
 export const RuntimeEvidenceQuery = t.Object({
@@ -408,9 +414,9 @@ export const RuntimeContractsResponse = View(
         ports: t.Array(
           t.Object({
             name: S,
-            port: t.Integer(),
+            port: Type.Integer(),
             policy: S,
-            container_port: t.Optional(t.Integer()),
+            container_port: t.Optional(Type.Integer()),
           }),
         ),
         port_policy: S,
@@ -419,7 +425,7 @@ export const RuntimeContractsResponse = View(
         readiness_surfaces: t.Array(t.Object({ kind: S, path: S, auth: S })),
         verify: t.Object({ entrypoint: S, readiness_targets: Strings }),
         observed_surfaces: t.Array(
-          t.Object({ surface: S, ok: t.Boolean(), status: N(t.Integer()), observed_at: S }),
+          t.Object({ surface: S, ok: t.Boolean(), status: N(Type.Integer()), observed_at: S }),
         ),
       }),
     ),
@@ -519,7 +525,7 @@ export const CompatibilityResponse = View(
     compatibility_mode: S,
     mode_source: t.Union([t.Literal('request'), t.Literal('registered')]),
     compared_versions: Strings,
-    registered_versions: t.Integer(),
+    registered_versions: Type.Integer(),
     incompatibilities: t.Array(IncompatibilitySchema),
     messages: Strings,
   },
@@ -537,14 +543,14 @@ export const AdmissionResponse = View(
     verdict: t.Union([t.Literal('admissible'), t.Literal('refused'), t.Literal('blocked')]),
     steps: t.Array(
       t.Object({
-        step: t.Integer(),
+        step: Type.Integer(),
         name: S,
         verdict: t.Union([t.Literal('pass'), t.Literal('fail'), t.Literal('blocked')]),
         reasons: Strings,
       }),
     ),
     incompatibilities: t.Array(IncompatibilitySchema),
-    readbacks: t.Array(t.Object({ surface: S, ok: t.Boolean(), status: N(t.Integer()), message: S })),
+    readbacks: t.Array(t.Object({ surface: S, ok: t.Boolean(), status: N(Type.Integer()), message: S })),
   },
   'Admission dry-run verdict per review step',
 )
@@ -552,34 +558,34 @@ export const AdmissionResponse = View(
 export const MonitoringResponse = View(
   {
     units: t.Object({
-      total: t.Integer(),
-      http: t.Integer(),
-      observed: t.Integer(),
-      up: t.Integer(),
-      down: t.Integer(),
+      total: Type.Integer(),
+      http: Type.Integer(),
+      observed: Type.Integer(),
+      up: Type.Integer(),
+      down: Type.Integer(),
     }),
     families: t.Object({
-      produced: t.Integer(),
-      consumed: t.Integer(),
-      external: t.Integer(),
-      unresolved: t.Integer(),
+      produced: Type.Integer(),
+      consumed: Type.Integer(),
+      external: Type.Integer(),
+      unresolved: Type.Integer(),
     }),
-    drift: t.Object({ blocking: t.Integer(), warnings: t.Integer() }),
-    observations: t.Object({ stored: t.Integer(), rounds: t.Integer(), last_round_at: N(S) }),
+    drift: t.Object({ blocking: Type.Integer(), warnings: Type.Integer() }),
+    observations: t.Object({ stored: Type.Integer(), rounds: Type.Integer(), last_round_at: N(S) }),
     checks: t.Object({
-      compatibility_checks: t.Integer(),
-      compatibility_incompatible: t.Integer(),
-      admission_dry_runs: t.Integer(),
-      admission_admissible: t.Integer(),
+      compatibility_checks: Type.Integer(),
+      compatibility_incompatible: Type.Integer(),
+      admission_dry_runs: Type.Integer(),
+      admission_admissible: Type.Integer(),
     }),
     policy: t.Object({
       signoff_status: Status,
-      identity_surfaces_admitted: t.Integer(),
-      optional_slices: t.Integer(),
-      optional_slice_conflicts: t.Integer(),
-      combination_profiles_incomplete: t.Integer(),
+      identity_surfaces_admitted: Type.Integer(),
+      optional_slices: Type.Integer(),
+      optional_slice_conflicts: Type.Integer(),
+      combination_profiles_incomplete: Type.Integer(),
     }),
-    cache: t.Object({ hits: t.Integer(), misses: t.Integer(), generation: t.Integer() }),
+    cache: t.Object({ hits: Type.Integer(), misses: Type.Integer(), generation: Type.Integer() }),
   },
   'Tool and policy metrics',
 )
