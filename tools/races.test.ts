@@ -1,11 +1,14 @@
 /**
- * The race helpers applied to the landed units' idempotency keys: ALS promotions activate and
- * rollback (one key, N concurrent identical requests → one transition, identical answers).
- * PWS sandbox writes and expected_version writebacks join here when PWS lands.
+ * The race helpers applied to the landed units' idempotency keys and versions: ALS promotions
+ * activate and rollback (one key, N concurrent identical requests → one transition, identical
+ * answers); RMS patch apply (a plan is applied once against the host state it was planned on:
+ * N concurrent applies → one success, N-1 conflicts). PWS sandbox writes and expected_version
+ * writebacks join here when PWS lands.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { raceIdempotent } from '../test/race.ts'
+import { raceIdempotent, raceVersioned } from '../test/race.ts'
 import { approvedProposal, bootAls, type FakeLane, fakeLane, laneEnv } from '../units/als/testing.ts'
+import { bearer, bootLocal, TOKENS } from '../units/rms/testing.ts'
 
 const N = 16
 let lane: FakeLane
@@ -60,6 +63,34 @@ describe('ALS idempotency keys under concurrency', () => {
           }),
         { effects: () => transitionsTo(u, 'rolled_back') },
       )
+    } finally {
+      await u.dispose()
+    }
+  })
+})
+
+describe('RMS patch plans under concurrency', () => {
+  test('apply: one plan, N concurrent applies, one rollout and N-1 conflicts', async () => {
+    const u = bootLocal()
+    try {
+      const W = bearer(TOKENS.write)
+      const planned = await u.send('POST', '/api/v1/runtime-host/patch/plan', {}, W)
+      expect(planned.status).toBe(200)
+      const plan = await planned.json()
+      const rollouts = () =>
+        (u.database.sqlite.query('SELECT count(*) AS n FROM rollouts').get() as { n: number }).n
+      const before = rollouts()
+      const { answers, winner } = await raceVersioned(N, () =>
+        u.send(
+          'POST',
+          '/api/v1/runtime-host/patch/apply',
+          { plan_id: plan.plan_id, plan_hash: plan.plan_hash },
+          W,
+        ),
+      )
+      expect(answers[winner]?.status).toBe(200)
+      expect(answers.filter((a) => a.status === 409)).toHaveLength(N - 1)
+      expect(rollouts() - before).toBe(1)
     } finally {
       await u.dispose()
     }
