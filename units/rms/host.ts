@@ -129,7 +129,7 @@ export function scanHost(dir: string): HostSnapshot {
       }
     }
   } catch (err) {
-    return empty(`read failed: ${(err as Error).message}`)
+    return empty(`read failed: ${(err as NodeJS.ErrnoException).code ?? 'unknown error'}`)
   }
   const fingerprint = [
     ...[...resources.values()].map((r) => [r.file, r.hash]),

@@ -103,8 +103,8 @@ export const Ready = t.Object({
     mode: lit('durable', 'ephemeral'),
     migration_head: t.String(),
   }),
+  // No directory path here: /ready is open. The authenticated inventory carries host_dir.
   runtime_host: t.Object({
-    dir: t.String(),
     readable: t.Boolean(),
     error: Nullable(t.String()),
     seeded_from_example: t.Boolean(),

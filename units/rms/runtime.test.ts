@@ -56,6 +56,8 @@ describe('runtime host', () => {
     expect(audit.events[0].kind).toBe('desired.adopted')
     const ready = (await (await u.request('/ready')).json()) as Json
     expect(ready.runtime_host).toMatchObject({ readable: true, seeded_from_example: true })
+    // /ready is open: it never names the directory (the authenticated inventory does).
+    expect(JSON.stringify(ready)).not.toContain(u.dataDir)
   })
 
   test('an operator-given host directory is never seeded', async () => {
@@ -64,10 +66,9 @@ describe('runtime host', () => {
     expect(existsSync(dir)).toBe(false)
     const ready = await u.request('/ready')
     expect(ready.status).toBe(503)
-    expect(((await ready.json()) as Json).runtime_host).toMatchObject({
-      readable: false,
-      seeded_from_example: false,
-    })
+    const body = (await ready.json()) as Json
+    expect(body.runtime_host).toMatchObject({ readable: false, seeded_from_example: false })
+    expect(JSON.stringify(body)).not.toContain(dir)
     expect((await get(u, '/api/v1/runtime/inventory')).agents).toEqual([])
     expect((await get(u, '/api/v1/agent-runtime/catalog')).federation_state).toBe('empty')
   })

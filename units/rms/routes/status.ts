@@ -125,7 +125,6 @@ export const statusRoutes = (deps: StatusDeps) => {
             migration_head: deps.migrationHead,
           },
           runtime_host: {
-            dir: host.dir,
             readable: host.readable,
             error: host.error,
             seeded_from_example: deps.seeded,
