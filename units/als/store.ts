@@ -1,6 +1,7 @@
 import type { Database } from 'bun:sqlite'
-import { and, asc, count, eq, getTableColumns, gte, min, ne, sql } from 'drizzle-orm'
+import { and, asc, count, eq, gte, min, ne, sql } from 'drizzle-orm'
 import { AppError, unavailable } from '../../common/errors.ts'
+import { columnPlaceholders, placeholder } from '../../db/prepared.ts'
 import type { Db } from '../../db/sqlite.ts'
 import type { RuntimeState } from './rules/promotion.ts'
 import type { ProposalState, RunState } from './rules/states.ts'
@@ -133,16 +134,7 @@ export class Persistence {
 
 // ---- prepared statements ----
 
-const p = (name: string) => sql.placeholder(name)
-
-/** Placeholders for every column of a table, named after the Drizzle property. */
-function placeholders<T extends Record<string, unknown>>(
-  columns: T,
-): { [K in keyof T]: ReturnType<typeof p> } {
-  return Object.fromEntries(Object.keys(columns).map((k) => [k, p(k)])) as {
-    [K in keyof T]: ReturnType<typeof p>
-  }
-}
+const p = placeholder
 
 const MUTABLE_PROPOSAL_FIELDS = [
   'state',
@@ -173,10 +165,7 @@ function prepareStatements(db: Db) {
     updatedAt: p('updatedAt'),
   }
   return {
-    insertRun: db
-      .insert(runs)
-      .values(placeholders(getTableColumns(runs)))
-      .prepare(),
+    insertRun: db.insert(runs).values(columnPlaceholders(runs)).prepare(),
     runById: db
       .select()
       .from(runs)
@@ -200,20 +189,14 @@ function prepareStatements(db: Db) {
       .prepare(),
     runsByState: db.select({ state: runs.state, n: count() }).from(runs).groupBy(runs.state).prepare(),
 
-    insertReplay: db
-      .insert(replays)
-      .values(placeholders(getTableColumns(replays)))
-      .prepare(),
+    insertReplay: db.insert(replays).values(columnPlaceholders(replays)).prepare(),
     replaysSince: db
       .select({ n: count(), oldest: min(replays.evaluatedAt) })
       .from(replays)
       .where(gte(replays.evaluatedAt, p('since')))
       .prepare(),
 
-    insertProposal: db
-      .insert(proposals)
-      .values(placeholders(getTableColumns(proposals)))
-      .prepare(),
+    insertProposal: db.insert(proposals).values(columnPlaceholders(proposals)).prepare(),
     proposalById: db
       .select()
       .from(proposals)
@@ -294,10 +277,7 @@ function prepareStatements(db: Db) {
         and(eq(idempotency.operation, p('operation')), eq(idempotency.idempotencyKey, p('idempotencyKey'))),
       )
       .prepare(),
-    insertIdempotent: db
-      .insert(idempotency)
-      .values(placeholders(getTableColumns(idempotency)))
-      .prepare(),
+    insertIdempotent: db.insert(idempotency).values(columnPlaceholders(idempotency)).prepare(),
   }
 }
 

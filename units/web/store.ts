@@ -1,27 +1,46 @@
 import { and, asc, count, eq, lte, min, sql } from 'drizzle-orm'
+import { columnPlaceholders } from '../../db/prepared.ts'
 import type { Db } from '../../db/sqlite.ts'
 import { contactDeliveries, contactIntakes } from './tables.ts'
 
-export type NewIntake = typeof contactIntakes.$inferInsert
 export type Intake = typeof contactIntakes.$inferSelect
 export type DeliveryRow = typeof contactDeliveries.$inferSelect
 
+/** The hot-path statements, built and prepared once per database handle. */
+function prepareStatements(db: Db) {
+  return {
+    insertIntake: db.insert(contactIntakes).values(columnPlaceholders(contactIntakes)).prepare(),
+    insertDelivery: db.insert(contactDeliveries).values(columnPlaceholders(contactDeliveries)).prepare(),
+  }
+}
+const statements = new WeakMap<Db, ReturnType<typeof prepareStatements>>()
+function prepared(db: Db) {
+  let s = statements.get(db)
+  if (s === undefined) {
+    s = prepareStatements(db)
+    statements.set(db, s)
+  }
+  return s
+}
+
 /** Store an intake and, when it goes to the webhook, its outbox row: one transaction. */
-export function insertIntake(db: Db, intake: NewIntake, outboxPayload: string | undefined): void {
+export function insertIntake(db: Db, intake: Intake, outboxPayload: string | undefined): void {
+  const q = prepared(db)
   db.transaction(
-    (tx) => {
-      tx.insert(contactIntakes).values(intake).run()
+    () => {
+      q.insertIntake.run(intake)
       if (outboxPayload !== undefined) {
-        tx.insert(contactDeliveries)
-          .values({
-            intakeId: intake.intakeId,
-            payload: outboxPayload,
-            state: 'pending',
-            attempts: 0,
-            nextAttemptAt: intake.receivedAt,
-            createdAt: intake.receivedAt,
-          })
-          .run()
+        q.insertDelivery.run({
+          intakeId: intake.intakeId,
+          payload: outboxPayload,
+          state: 'pending',
+          attempts: 0,
+          nextAttemptAt: intake.receivedAt,
+          lastError: null,
+          lastStatus: null,
+          deliveredAt: null,
+          createdAt: intake.receivedAt,
+        })
       }
     },
     { behavior: 'immediate' },

@@ -1,0 +1,19 @@
+import { getTableColumns, type Placeholder, sql, type Table } from 'drizzle-orm'
+
+/** A named placeholder for a prepared statement: `sql.placeholder(name)`. */
+export const placeholder = (name: string) => sql.placeholder(name)
+
+/**
+ * Placeholders for every column of a table, named after the Drizzle property, for
+ * `db.insert(table).values(columnPlaceholders(table)).prepare()`. Drizzle's query builder costs
+ * tens to hundreds of microseconds per call; a statement built once and prepared costs none of
+ * that per request. The column's own encoding (JSON mode, booleans) still applies at execution.
+ * Every column must then be given a value (null where the row has none).
+ */
+export function columnPlaceholders<T extends Table>(
+  table: T,
+): { [K in keyof T['_']['columns']]: Placeholder<K & string> } {
+  return Object.fromEntries(Object.keys(getTableColumns(table)).map((k) => [k, sql.placeholder(k)])) as {
+    [K in keyof T['_']['columns']]: Placeholder<K & string>
+  }
+}
