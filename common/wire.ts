@@ -123,6 +123,16 @@ export function wire(opts: WireOptions) {
     })
 }
 
+const rawBodies = new WeakMap<Request, string>()
+
+/**
+ * The exact text of a JSON request body, for routes that verify a signature over the raw body
+ * (HMAC webhooks): the body stream is consumed by the parse below, so read it here instead.
+ */
+export function rawJsonBody(request: Request): string | undefined {
+  return rawBodies.get(request)
+}
+
 /**
  * JSON bodies are parsed here rather than by Elysia so that two shapes no route can use are
  * refused before validation sees them: nesting deeper than MAX_JSON_DEPTH (schema validators
@@ -132,6 +142,7 @@ export function wire(opts: WireOptions) {
  */
 async function parseJsonBody(request: Request): Promise<unknown> {
   const text = await request.text()
+  rawBodies.set(request, text)
   if (text.trim() === '') return undefined
   let value: unknown
   try {
