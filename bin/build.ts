@@ -12,6 +12,11 @@ const args = [
   // Precompiled bytecode: start-up parses nothing (docs/benchmarks.md, cold start). Needs a
   // bundle without top-level await (bin/svc.ts).
   '--bytecode',
+  // Configuration comes from the environment only (CONTRACTS.md §1): the executable does not
+  // read a .env or bunfig.toml from whatever directory it starts in (a bunfig.toml can preload
+  // code; in a container the working directory is the data volume).
+  '--no-compile-autoload-dotenv',
+  '--no-compile-autoload-bunfig',
   `--define=SVC_BUILD_COMMIT=${JSON.stringify(commit)}`,
   '--outfile=dist/svc',
   ...(target ? [`--target=${target}`] : []),
