@@ -2,6 +2,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { buildCommand } from '../../bin/build.ts'
 import { freePort, type Json, type RunningUnit, runUnitProcess, tempDir } from '../../test/harness.ts'
 import { bearer, LOCAL_TOKENS, TOKENS } from './testing.ts'
 
@@ -94,10 +95,8 @@ describe('rms as a real process', () => {
     const root = join(import.meta.dir, '../..')
     const work = tempDir('svc-rms-exe-')
     const exe = join(work, 'svc')
-    const build = Bun.spawnSync(
-      [process.execPath, 'build', join(root, 'bin/svc.ts'), '--compile', '--outfile', exe],
-      { cwd: root },
-    )
+    // The shipped build's own flags (bytecode, no autoloaded config), not a plain --compile.
+    const build = Bun.spawnSync(buildCommand(exe), { cwd: root })
     expect(build.exitCode).toBe(0)
     const port = freePort()
     const proc = Bun.spawn([exe, 'unit', 'rms'], {
