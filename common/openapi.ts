@@ -1,5 +1,6 @@
 import { type AnyElysia, t } from 'elysia'
 import { ErrorEnvelope } from './errors.ts'
+import type { OpenApiSecurity } from './unit.ts'
 
 export interface OpenApiInfo {
   title: string
@@ -7,9 +8,10 @@ export interface OpenApiInfo {
   description: string
   /** `METHOD /path` routes that also take HTML form bodies; all others take JSON only. */
   formRoutes: readonly string[]
+  security?: OpenApiSecurity
 }
 
-type Operation = { requestBody?: { content?: Record<string, unknown> } }
+type Operation = { requestBody?: { content?: Record<string, unknown> }; security?: unknown }
 
 const FORM_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data']
 
@@ -30,6 +32,8 @@ export async function openApiDocument(app: AnyElysia, info: OpenApiInfo, exclude
   const forms = new Set(info.formRoutes)
   for (const [path, item] of Object.entries(paths)) {
     for (const [method, op] of Object.entries(item ?? {}) as [string, Operation][]) {
+      const security = info.security?.requirement(method.toUpperCase(), path)
+      if (op && security) op.security = security
       if (!op?.requestBody) continue
       const key = `${method.toUpperCase()} ${path.replace(/\{([^}]+)\}/g, ':$1')}`
       // The global content-type hook hides the route's parsers from the generator: rebuild the
@@ -48,7 +52,11 @@ export async function openApiDocument(app: AnyElysia, info: OpenApiInfo, exclude
     openapi: '3.1.0',
     info: { title: info.title, version: info.version, description: info.description },
     paths,
-    components: { ...components, schemas: { ...components.schemas, ErrorEnvelope } },
+    components: {
+      ...components,
+      schemas: { ...components.schemas, ErrorEnvelope },
+      ...(info.security && { securitySchemes: info.security.schemes }),
+    },
   }
 }
 

@@ -73,6 +73,7 @@ export function bootUnit<P extends TProperties>(
     version: SUITE_VERSION,
     description: unit.description,
     formRoutes: unit.formRoutes ?? [],
+    security: unit.openapiSecurity,
   })
   const background = instance.background ?? []
   let closed = false

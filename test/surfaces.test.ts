@@ -7,7 +7,7 @@ import { describe, expect, test } from 'bun:test'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { credentialsFor } from '../tools/fuzz-credentials.ts'
 import { httpUnits } from '../units/registry.ts'
-import { bootForTest } from './harness.ts'
+import { bootForTest, type Json } from './harness.ts'
 
 const PROMTOOL = Bun.which('promtool')
 if (!PROMTOOL) console.warn('promtool checks skipped: promtool not installed (apt-get install prometheus)')
@@ -46,6 +46,38 @@ describe.each(Object.entries(httpUnits))('%s', (name, entry) => {
       const check = Bun.spawnSync([PROMTOOL ?? 'promtool', 'check', 'metrics'], { stdin: Buffer.from(text) })
       expect(check.stderr.toString() + check.stdout.toString()).toBe('')
       expect(check.exitCode).toBe(0)
+    } finally {
+      setup.stop()
+      await u.dispose()
+    }
+  })
+  test('the document says which operations need credentials, and the unit agrees', async () => {
+    const unit = await entry.load()
+    const setup = credentialsFor(name)
+    const u = bootForTest(unit, setup.env)
+    try {
+      const doc = await (await u.request(unit.openapiPath ?? '/openapi.json')).json()
+      const schemes = Object.keys(doc.components?.securitySchemes ?? {})
+      let secured = 0
+      for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, Json>>)) {
+        for (const [method, op] of Object.entries(item)) {
+          for (const alternative of op.security ?? []) {
+            for (const scheme of Object.keys(alternative)) expect(schemes).toContain(scheme)
+          }
+          // GETs carry no body, so credentials are the first thing checked.
+          if (method !== 'get') continue
+          const res = await u.request(path.replace(/\{[^}]+\}/g, 'x'))
+          const where = `${method.toUpperCase()} ${path}`
+          if (op.security) {
+            secured++
+            expect({ where, status: res.status }).toEqual({ where, status: 401 })
+          } else {
+            expect({ where, refused: [401, 403].includes(res.status) }).toEqual({ where, refused: false })
+          }
+        }
+      }
+      // Units with credentials on their routes say so (CONTRACTS.md §3).
+      if (name === 'rms') expect(secured).toBeGreaterThan(30)
     } finally {
       setup.stop()
       await u.dispose()
