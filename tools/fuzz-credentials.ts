@@ -42,8 +42,23 @@ export const fuzzCredentials: Record<string, FuzzCredentials> = {
     body: {},
     stop() {},
   }),
-  // ALS and PRS are open (CONTRACTS.md §3).
-  als: none,
+  // ALS is open (CONTRACTS.md §3); it runs with promotions enabled, so signals are emitted and
+  // proposals made, against an RMS approval lane stand-in that knows no approval (approve-check
+  // then refuses with 422 approval_missing instead of failing closed on a missing lane).
+  als: () => {
+    const lane = fakePeer(() => json({ error: { code: 'approval_not_found', message: 'No approval.' } }, 404))
+    return {
+      env: {
+        ALS_SERVICE_MODE: 'promotion_enabled',
+        SVC_RMS_URL: lane.url,
+        SVC_RMS_TOKEN: 'fuzz-token-als-0001',
+      },
+      headers: {},
+      body: {},
+      stop: () => lane.stop(),
+    }
+  },
+  // PRS is open (CONTRACTS.md §3).
   prs: none,
 }
 

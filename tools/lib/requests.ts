@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check'
 import type { Operation, Parameter } from './openapi.ts'
-import { arbitrary, jsonType, type Schema, type SchemaRoot } from './schema.ts'
+import { arbitrary, jsonType, resolveRef, type Schema, type SchemaRoot } from './schema.ts'
 
 export interface FuzzBody {
   /** How the value goes on the wire; `raw` sends `value` (a string) byte for byte. */
@@ -164,6 +164,18 @@ export function validRequest(ctx: OperationContext): fc.Arbitrary<FuzzRequest> {
   const credentialFields = Object.fromEntries(
     Object.entries(credentials.body).filter(([k]) => declared.has(k)),
   )
+  // Top-level string fields named like a value seen in an earlier 2xx answer (a run_id, a
+  // proposal_id) mostly carry that value, so routes that act on existing state get past "unknown".
+  const bodyProps = (op.body ? resolveRef(doc, op.body.schema as Schema).properties : undefined) ?? {}
+  const seenFields = Object.entries(bodyProps).flatMap(([name, ps]) => {
+    const known = ctx.seen?.get(name)
+    return known?.length && resolveRef(doc, ps).type === 'string' ? [[name, known] as const] : []
+  })
+  const seenArb = fc.tuple(
+    ...seenFields.map(([name, known]) =>
+      fc.option(fc.constantFrom(...known), { freq: 4 }).map((v) => [name, v] as const),
+    ),
+  )
   const bodyArb: fc.Arbitrary<FuzzBody | undefined> = op.body
     ? fc
         .record({
@@ -171,12 +183,13 @@ export function validRequest(ctx: OperationContext): fc.Arbitrary<FuzzRequest> {
           contentType: fc.constantFrom(...op.body.contentTypes),
           // Most valid requests carry the credentials; the rest exercise the refusal paths.
           credentialed: fc.oneof({ arbitrary: fc.constant(true), weight: 3 }, fc.constant(false)),
+          seenValues: seenArb,
         })
-        .map(({ value, contentType, credentialed }): FuzzBody => {
-          const withCreds =
-            credentialed && jsonType(value) === 'object'
-              ? { ...(value as Record<string, unknown>), ...credentialFields }
-              : value
+        .map(({ value, contentType, credentialed, seenValues }): FuzzBody => {
+          if (jsonType(value) !== 'object') return { encoding: encodingOf(contentType), contentType, value }
+          const known = Object.fromEntries(seenValues.filter(([, v]) => v !== null))
+          const fields = { ...(value as Record<string, unknown>), ...known }
+          const withCreds = credentialed ? { ...fields, ...credentialFields } : fields
           return { encoding: encodingOf(contentType), contentType, value: withCreds }
         })
     : fc.constant(undefined)

@@ -306,7 +306,24 @@ function objectArbitrary(root: SchemaRoot, s: Schema, depth: number): fc.Arbitra
   for (const [key, ps] of Object.entries(props)) model[key] = arbitrary(root, ps, depth + 1)
   // Required names without a declared schema still have to be there.
   for (const key of required) model[key] ??= fc.jsonValue({ maxDepth: 1 })
-  const record = fc.record(model, { requiredKeys: [...required] }) as fc.Arbitrary<Record<string, unknown>>
+  const declared = fc.record(model, { requiredKeys: [...required] }) as fc.Arbitrary<Record<string, unknown>>
+  const minProperties = typeof s.minProperties === 'number' ? s.minProperties : 0
+  const maxProperties = typeof s.maxProperties === 'number' ? s.maxProperties : Number.POSITIVE_INFINITY
+  // Records (TypeBox t.Record): keys drawn from the key pattern, between min- and maxProperties.
+  const patterned = Object.entries(s.patternProperties ?? {})
+  if (patterned.length > 0) {
+    const [pattern, valueSchema] = patterned[0] as [string, Schema]
+    const minKeys = Math.max(0, minProperties - Object.keys(props).length)
+    const maxKeys = depth >= CAP.depth ? minKeys : Math.max(minKeys, Math.min(maxProperties, minKeys + 3))
+    const keys = (pattern === '^(.*)$' ? fc.string({ maxLength: 12 }) : stringArbitrary({ pattern })).filter(
+      (k) => !Object.hasOwn(props, k) && k !== '__proto__',
+    )
+    const entries = fc.dictionary(keys, arbitrary(root, valueSchema, depth + 1), { minKeys, maxKeys })
+    return fc.tuple(declared, entries).map(([r, e]) => ({ ...e, ...r }))
+  }
+  // Objects whose properties are all optional but that need some of them (minProperties).
+  const record =
+    minProperties > required.size ? declared.filter((o) => Object.keys(o).length >= minProperties) : declared
   if (typeof s.additionalProperties === 'object' && depth < CAP.depth) {
     const extra = fc.dictionary(
       fc.string({ minLength: 1, maxLength: 12 }).filter((k) => !Object.hasOwn(props, k)),
