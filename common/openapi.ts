@@ -1,6 +1,5 @@
 import { type AnyElysia, t } from 'elysia'
 import { ErrorEnvelope } from './errors.ts'
-import type { OpenApiSecurity } from './unit.ts'
 
 export interface OpenApiInfo {
   title: string
@@ -8,10 +7,11 @@ export interface OpenApiInfo {
   description: string
   /** `METHOD /path` routes that also take HTML form bodies; all others take JSON only. */
   formRoutes: readonly string[]
-  security?: OpenApiSecurity
+  /** `components.securitySchemes`: the credentials the routes' `detail.security` names. */
+  securitySchemes?: Record<string, Record<string, unknown>>
 }
 
-type Operation = { requestBody?: { content?: Record<string, unknown> }; security?: unknown }
+type Operation = { requestBody?: { content?: Record<string, unknown> } }
 
 const FORM_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data']
 
@@ -32,8 +32,6 @@ export async function openApiDocument(app: AnyElysia, info: OpenApiInfo, exclude
   const forms = new Set(info.formRoutes)
   for (const [path, item] of Object.entries(paths)) {
     for (const [method, op] of Object.entries(item ?? {}) as [string, Operation][]) {
-      const security = info.security?.requirement(method.toUpperCase(), path)
-      if (op && security) op.security = security
       if (!op?.requestBody) continue
       const key = `${method.toUpperCase()} ${path.replace(/\{([^}]+)\}/g, ':$1')}`
       // The global content-type hook hides the route's parsers from the generator: rebuild the
@@ -55,7 +53,7 @@ export async function openApiDocument(app: AnyElysia, info: OpenApiInfo, exclude
     components: {
       ...components,
       schemas: { ...components.schemas, ErrorEnvelope },
-      ...(info.security && { securitySchemes: info.security.schemes }),
+      ...(info.securitySchemes && { securitySchemes: info.securitySchemes }),
     },
   }
 }

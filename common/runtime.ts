@@ -73,7 +73,7 @@ export function bootUnit<P extends TProperties>(
     version: SUITE_VERSION,
     description: unit.description,
     formRoutes: unit.formRoutes ?? [],
-    security: unit.openapiSecurity,
+    securitySchemes: unit.securitySchemes,
   })
   const background = instance.background ?? []
   let closed = false

@@ -52,19 +52,14 @@ export interface HttpUnit<P extends TProperties = TProperties> {
   probeRoutes?: readonly string[]
   /** Where the OpenAPI document is served; defaults to `/openapi.json`. */
   openapiPath?: string
-  /** How the OpenAPI document declares the unit's credentials; absent for open units. */
-  openapiSecurity?: OpenApiSecurity
+  /**
+   * `components.securitySchemes` of the OpenAPI document; absent for open units. Routes name the
+   * schemes they require in `detail.security`, where their access is declared (RMS: its auth macro).
+   */
+  securitySchemes?: Record<string, Record<string, unknown>>
   /** Extra start-up checks across variables; each returned line is one bad variable. */
   validate?(config: UnitConfig<P>): string[]
   build(ctx: UnitContext<UnitConfig<P>>): UnitInstance
-}
-
-/** OpenAPI security: the schemes a unit accepts and which of them each operation requires. */
-export interface OpenApiSecurity {
-  /** `components.securitySchemes` (OpenAPI 3.1 Security Scheme Objects). */
-  schemes: Record<string, Record<string, unknown>>
-  /** Alternatives for one operation (`METHOD`, OpenAPI path); undefined when it is open. */
-  requirement(method: string, path: string): Record<string, string[]>[] | undefined
 }
 
 export const defineUnit = <P extends TProperties>(unit: HttpUnit<P>): HttpUnit<P> => unit

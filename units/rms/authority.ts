@@ -541,15 +541,55 @@ export function mark(a: Authority) {
   }
 }
 
+/** The credentials RMS accepts, as OpenAPI security schemes (spec, Authentication 2-3). */
+export const SECURITY_SCHEMES = {
+  bearerAuth: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      'A token resolved by the projection layer (SVC_CONTEXT_BASE_URL), or an RMS_LOCAL_TOKENS entry.',
+  },
+  actingAgent: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-SVC-Acting-Agent-Id',
+    description: 'Agent lane: the acting agent id.',
+  },
+  actorSubject: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-SVC-Actor-Subject-Ref',
+    description: 'Agent lane: the actor subject.',
+  },
+  projectionVersion: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-SVC-Policy-Projection-Version',
+    description: 'Agent lane: must equal the tool-policy projection version RMS holds.',
+  },
+}
+
+/** What each access level accepts: bearer everywhere, the agent lane on reads only. */
+const SECURITY: Record<Level, Record<string, string[]>[]> = {
+  read: [
+    { bearerAuth: [] },
+    { actingAgent: [], projectionVersion: [] },
+    { actorSubject: [], projectionVersion: [] },
+  ],
+  write: [{ bearerAuth: [] }],
+}
+
 /**
  * The auth plugin: `access: 'read' | 'write'` on a route or guard decides authority before the
- * body is validated (an unauthenticated caller learns nothing about the schema) and hands the
- * decision to the handler as `authority`.
+ * body is validated (an unauthenticated caller learns nothing about the schema), hands the
+ * decision to the handler as `authority`, and declares the route's credentials in the OpenAPI
+ * document (`detail.security`), so the document cannot disagree with what is enforced.
  */
 export const authorityPlugin = (svc: AuthorityService) => {
   const decided = new WeakMap<Request, Authority>()
   return new Elysia({ name: 'rms:authority', seed: svc.id }).macro({
     access: (level: Level) => ({
+      detail: { security: SECURITY[level] },
       async transform({ request, set }) {
         const authority = await svc.authorize(request.headers, level)
         decided.set(request, authority)

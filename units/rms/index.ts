@@ -3,10 +3,10 @@ import { Type as T } from '@sinclair/typebox'
 import { Elysia, t } from 'elysia'
 import { urlString } from '../../common/config.ts'
 import { Gauge, PROMETHEUS_CONTENT_TYPE } from '../../common/metrics.ts'
-import { defineUnit, type OpenApiSecurity } from '../../common/unit.ts'
+import { defineUnit } from '../../common/unit.ts'
 import { migrations } from '../../db/migrations/rms/index.ts'
 import { databaseReady } from '../../db/sqlite.ts'
-import { authorityPlugin, createAuthority, parseLocalTokens } from './authority.ts'
+import { authorityPlugin, createAuthority, parseLocalTokens, SECURITY_SCHEMES } from './authority.ts'
 import { createControlAgent } from './control.ts'
 import { shippedManifest } from './manifest.ts'
 import { meta } from './meta.ts'
@@ -86,60 +86,10 @@ const env = {
   }),
 }
 
-/** Self-description routes: open (spec, Authentication 1). */
-const OPEN_ROUTES = new Set([
-  '/health',
-  '/ready',
-  '/version',
-  '/api/v1/version',
-  '/platform-manifest.json',
-  '/openapi.json',
-])
-
-/**
- * The credentials in the OpenAPI document: every internal route takes `Authorization: Bearer`;
- * internal reads also take the agent lane (the acting agent or actor subject header with the
- * policy projection version header), writes never do (spec, Authentication 2-3).
- */
-const openapiSecurity: OpenApiSecurity = {
-  schemes: {
-    bearerAuth: {
-      type: 'http',
-      scheme: 'bearer',
-      description:
-        'A token resolved by the projection layer (SVC_CONTEXT_BASE_URL), or an RMS_LOCAL_TOKENS entry.',
-    },
-    actingAgent: {
-      type: 'apiKey',
-      in: 'header',
-      name: 'X-SVC-Acting-Agent-Id',
-      description: 'Agent lane: the acting agent id.',
-    },
-    actorSubject: {
-      type: 'apiKey',
-      in: 'header',
-      name: 'X-SVC-Actor-Subject-Ref',
-      description: 'Agent lane: the actor subject.',
-    },
-    projectionVersion: {
-      type: 'apiKey',
-      in: 'header',
-      name: 'X-SVC-Policy-Projection-Version',
-      description: 'Agent lane: must equal the tool-policy projection version RMS holds.',
-    },
-  },
-  requirement(method, path): Record<string, string[]>[] | undefined {
-    if (OPEN_ROUTES.has(path)) return undefined
-    const bearer: Record<string, string[]> = { bearerAuth: [] }
-    if (method !== 'GET') return [bearer]
-    return [bearer, { actingAgent: [], projectionVersion: [] }, { actorSubject: [], projectionVersion: [] }]
-  },
-}
-
 export const rms = defineUnit({
   kind: 'http',
   ...meta,
-  openapiSecurity,
+  securitySchemes: SECURITY_SCHEMES,
   description:
     'Manages an agent runtime host (inventory, topology, drift, patches), runs a control agent, and publishes the federation, policy and voice read contracts. Authority is projected, never local.',
   env,
