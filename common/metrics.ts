@@ -5,6 +5,8 @@ export { Counter, Gauge, Histogram, Registry }
 /** Prometheus text exposition 0.0.4, the content type promtool and scrapers expect. */
 export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8'
 
+const REQUESTS = 'svc_http_requests_total'
+const DURATION = 'svc_http_request_duration_seconds'
 const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5] as const
 
 interface Series {
@@ -37,13 +39,13 @@ export class HttpRequestMetrics {
 
   constructor(registry: Registry) {
     const requests = {
-      name: 'svc_http_requests_total',
+      name: REQUESTS,
       help: 'HTTP requests answered, by method, route pattern and status code.',
       type: 'counter',
       get: async () => ({ ...requests, aggregator: 'sum', values: this.requestValues() }),
     }
     const duration = {
-      name: 'svc_http_request_duration_seconds',
+      name: DURATION,
       help: 'Time from request arrival to response, by method and route pattern.',
       type: 'histogram',
       get: async () => ({ ...duration, aggregator: 'sum', values: this.durationValues() }),
@@ -94,18 +96,17 @@ export class HttpRequestMetrics {
   }
 
   private durationValues(): Value[] {
-    const name = 'svc_http_request_duration_seconds'
     const out: Value[] = []
     for (const s of this.all()) {
       const labels = { method: s.method, route: s.route }
       let cumulative = 0
       DURATION_BUCKETS.forEach((le, i) => {
         cumulative += s.buckets[i] ?? 0
-        out.push({ labels: { le, ...labels }, value: cumulative, metricName: `${name}_bucket` })
+        out.push({ labels: { le, ...labels }, value: cumulative, metricName: `${DURATION}_bucket` })
       })
-      out.push({ labels: { le: '+Inf', ...labels }, value: s.count, metricName: `${name}_bucket` })
-      out.push({ labels, value: s.sum, metricName: `${name}_sum` })
-      out.push({ labels, value: s.count, metricName: `${name}_count` })
+      out.push({ labels: { le: '+Inf', ...labels }, value: s.count, metricName: `${DURATION}_bucket` })
+      out.push({ labels, value: s.sum, metricName: `${DURATION}_sum` })
+      out.push({ labels, value: s.count, metricName: `${DURATION}_count` })
     }
     return out
   }

@@ -123,16 +123,6 @@ export function wire(opts: WireOptions) {
     })
 }
 
-const rawBodies = new WeakMap<Request, string>()
-
-/**
- * The exact text of a JSON request body, for routes that verify a signature over the raw body
- * (HMAC webhooks): the body stream is consumed by the parse below, so read it here instead.
- */
-export function rawJsonBody(request: Request): string | undefined {
-  return rawBodies.get(request)
-}
-
 /**
  * JSON bodies are parsed here rather than by Elysia so that two shapes no route can use are
  * refused before validation sees them: nesting deeper than MAX_JSON_DEPTH (schema validators
@@ -142,7 +132,6 @@ export function rawJsonBody(request: Request): string | undefined {
  */
 async function parseJsonBody(request: Request): Promise<unknown> {
   const text = await request.text()
-  rawBodies.set(request, text)
   if (text.trim() === '') return undefined
   let value: unknown
   try {
@@ -161,7 +150,7 @@ async function parseJsonBody(request: Request): Promise<unknown> {
 }
 
 /** The first reason a parsed JSON value is refused, or undefined. Stops at the depth limit. */
-export function jsonShapeProblem(value: unknown, depth: number): 'depth' | 'unicode' | undefined {
+function jsonShapeProblem(value: unknown, depth: number): 'depth' | 'unicode' | undefined {
   if (typeof value === 'string') return value.isWellFormed() ? undefined : 'unicode'
   if (value === null || typeof value !== 'object') return undefined
   if (depth >= MAX_JSON_DEPTH) return 'depth'

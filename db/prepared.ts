@@ -1,8 +1,5 @@
 import { getTableColumns, type Placeholder, sql, type Table } from 'drizzle-orm'
 
-/** A named placeholder for a prepared statement: `sql.placeholder(name)`. */
-export const placeholder = (name: string) => sql.placeholder(name)
-
 /**
  * Placeholders for every column of a table, named after the Drizzle property, for
  * `db.insert(table).values(columnPlaceholders(table)).prepare()`. Drizzle's query builder costs

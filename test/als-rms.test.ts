@@ -44,6 +44,13 @@ const recordApproval = async (body: Record<string, unknown>) =>
     201,
   )
 
+/** ALS's approve-check for a proposal and an approval id: the call that reads RMS's lane. */
+const approveCheck = (proposalId: string, approvalId: string) =>
+  alsUnit.send('POST', '/api/v1/learning/promotions/approve-check', {
+    proposal_id: proposalId,
+    approval_id: approvalId,
+  })
+
 describe('ALS approval lane against the real RMS', () => {
   test('an approval recorded in RMS lets ALS approve and activate the proposal', async () => {
     const p = await proposeFromEvidence(alsUnit)
@@ -53,12 +60,7 @@ describe('ALS approval lane against the real RMS', () => {
       policy_approved: true,
       human_approved: true,
     })
-    const check = await ok(
-      await alsUnit.send('POST', '/api/v1/learning/promotions/approve-check', {
-        proposal_id: p.proposal_id,
-        approval_id: approval.approval_id,
-      }),
-    )
+    const check = await ok(await approveCheck(p.proposal_id, approval.approval_id))
     expect(check.proposal_state).toBe('approved')
     const act = await ok(
       await alsUnit.send('POST', '/api/v1/learning/promotions/activate', {
@@ -71,14 +73,7 @@ describe('ALS approval lane against the real RMS', () => {
 
   test('an approval RMS does not know is refused by ALS, and nothing is activated', async () => {
     const p = await proposeFromEvidence(alsUnit)
-    await refused(
-      await alsUnit.send('POST', '/api/v1/learning/promotions/approve-check', {
-        proposal_id: p.proposal_id,
-        approval_id: 'no-such-approval',
-      }),
-      422,
-      'approval_missing',
-    )
+    await refused(await approveCheck(p.proposal_id, 'no-such-approval'), 422, 'approval_missing')
     const stored = await ok(await alsUnit.request(`/api/v1/learning/proposals/${p.proposal_id}`))
     expect(stored.proposal_state).not.toBe('activated')
   })
@@ -87,14 +82,7 @@ describe('ALS approval lane against the real RMS', () => {
     const p = await proposeFromEvidence(alsUnit)
     await rmsUnit.app.stop(true)
     try {
-      await refused(
-        await alsUnit.send('POST', '/api/v1/learning/promotions/approve-check', {
-          proposal_id: p.proposal_id,
-          approval_id: 'any',
-        }),
-        503,
-        'approval_lane_unavailable',
-      )
+      await refused(await approveCheck(p.proposal_id, 'any'), 503, 'approval_lane_unavailable')
     } finally {
       rmsUnit.app.listen({ port: rmsPort, hostname: '127.0.0.1' })
     }

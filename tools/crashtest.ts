@@ -6,9 +6,9 @@
  * 1 otherwise, 2 on bad usage.
  */
 import { parseArgs } from 'node:util'
+import { registeredUnit } from '../units/registry.ts'
 import { crashTargets } from './crash-targets.ts'
 import { crashTest, removeDataDir } from './lib/crash.ts'
-import { registeredUnits } from './lib/units.ts'
 
 const USAGE =
   'usage: bun tools/crashtest.ts <unit> [--rounds N] [--seed S] [--concurrency N] [--max-kill-ms MS] [--keep]'
@@ -37,7 +37,7 @@ export async function main(argv: string[]): Promise<number> {
   const seed = values.seed === undefined ? Date.now() % 2 ** 31 : Number(values.seed)
   const concurrency = Number(values.concurrency ?? 8)
   const maxKillMs = Number(values['max-kill-ms'] ?? 1500)
-  const unit = unitName ? registeredUnits()[unitName] : undefined
+  const unit = registeredUnit(unitName)
   const target = unitName ? crashTargets[unitName] : undefined
   const problems = [
     ...(!unitName ? ['unit name missing'] : []),

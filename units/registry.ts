@@ -25,7 +25,7 @@ export const httpUnits = {
   rms: { ...rms, load: async () => (await import('./rms/index.ts')).rms },
 } satisfies Record<string, RegisteredUnit>
 
-export type HttpUnitName = keyof typeof httpUnits
+type HttpUnitName = keyof typeof httpUnits
 
 export const cliUnits: Record<string, CliUnit> = {}
 

@@ -1,18 +1,12 @@
 /** Registered HTTP units as fuzz targets: booted in process on a fresh data dir, with credentials. */
 import { bootForTest } from '../../test/harness.ts'
-import { httpUnits, type RegisteredUnit, registeredUnit } from '../../units/registry.ts'
+import { httpUnits, registeredUnit } from '../../units/registry.ts'
 import { credentialsFor } from '../fuzz-credentials.ts'
 import { type FuzzTarget, REPO_ROOT } from './fuzzer.ts'
 
-/** Every HTTP unit in the registry, by name. New units show up here with no harness change. */
-export function registeredUnits(): Record<string, RegisteredUnit> {
-  return httpUnits
-}
-
 export async function openUnitTarget(name: string): Promise<FuzzTarget> {
   const entry = registeredUnit(name)
-  if (!entry)
-    throw new Error(`unknown unit '${name}' (registered: ${Object.keys(registeredUnits()).join(', ')})`)
+  if (!entry) throw new Error(`unknown unit '${name}' (registered: ${Object.keys(httpUnits).join(', ')})`)
   const unit = await entry.load()
   const setup = credentialsFor(name)
   let booted: ReturnType<typeof bootForTest>

@@ -1,7 +1,7 @@
 import type { Database } from 'bun:sqlite'
 import { and, asc, count, eq, gte, min, ne, sql } from 'drizzle-orm'
 import { AppError, unavailable } from '../../common/errors.ts'
-import { columnPlaceholders, placeholder } from '../../db/prepared.ts'
+import { columnPlaceholders } from '../../db/prepared.ts'
 import type { Db } from '../../db/sqlite.ts'
 import type { RuntimeState } from './rules/promotion.ts'
 import type { ProposalState, RunState } from './rules/states.ts'
@@ -134,7 +134,7 @@ export class Persistence {
 
 // ---- prepared statements ----
 
-const p = placeholder
+const p = (name: string) => sql.placeholder(name)
 
 const MUTABLE_PROPOSAL_FIELDS = [
   'state',
