@@ -22,8 +22,8 @@ const USAGE = `usage: svc <command>
   migrate <name>    create or migrate a unit's SQLite database, then exit
   suite [name...]   run every HTTP unit (or the named ones), wired to each other
   probe [name]      exit 0 when the unit running on this data directory answers its liveness route
-${Object.values(cliUnits)
-  .map((u) => `  ${u.usage}`)
+${Object.entries(cliUnits)
+  .map(([name, u]) => `  ${`${name} <command>`.padEnd(18)}${u.title} (svc ${name} lists its commands)`)
   .join('\n')}`
 
 function usage(problem?: string): number {
@@ -107,7 +107,7 @@ async function main(argv: string[]): Promise<number | undefined> {
     default: {
       const cli = Object.hasOwn(cliUnits, command) ? cliUnits[command] : undefined
       if (!cli) return usage(`unknown command '${command}'`)
-      return cli.run(rest, env)
+      return (await cli.load()).run(rest, env)
     }
   }
 }

@@ -27,9 +27,15 @@ export const httpUnits = {
 
 type HttpUnitName = keyof typeof httpUnits
 
-export const cliUnits: Record<string, CliUnit> = {}
+/** A command-line unit, or an HTTP unit's subcommands (`svc nds keys …`), loaded on demand. */
+export interface RegisteredCli {
+  title: string
+  load(): Promise<CliUnit>
+}
 
-export const unitNames: string[] = [...Object.keys(httpUnits), ...Object.keys(cliUnits)]
+export const cliUnits: Record<string, RegisteredCli> = {}
+
+export const unitNames: string[] = [...new Set([...Object.keys(httpUnits), ...Object.keys(cliUnits)])]
 
 /** The registered HTTP unit of this name, or undefined. */
 export function registeredUnit(name: string | undefined): RegisteredUnit | undefined {
