@@ -1,0 +1,165 @@
+import { Type as T } from '@sinclair/typebox'
+import { Elysia } from 'elysia'
+import { urlString } from '../../common/config.ts'
+import { defineUnit, type HttpUnit } from '../../common/unit.ts'
+import { migrations } from '../../db/migrations/pws/index.ts'
+import { accessPlugin, SECURITY_SCHEMES, type SessionVerifier } from './access.ts'
+import { pwsContract } from './manifest.ts'
+import { meta } from './meta.ts'
+import { createPwsMetrics } from './metrics.ts'
+import { projectRoutes } from './routes/projects.ts'
+import { statusRoutes } from './routes/status.ts'
+import { PROVIDERS, type Provider } from './rules/delivery.ts'
+import type { ProviderSettings, PwsDeps, PwsSettings } from './service/deps.ts'
+
+const integer = (min: number, max: number, dflt: number, description: string) =>
+  T.Integer({ minimum: min, maximum: max, default: dflt, description })
+const secret = (description: string, minLength = 16) =>
+  T.Optional(T.String({ minLength, description: `${description} (${minLength}+ characters)` }))
+
+const providerEnv = (p: string) => ({
+  [`PWS_${p}_URL`]: T.Optional(urlString(`the ${p.toLowerCase()} REST API root`)),
+  [`PWS_${p}_TOKEN`]: T.Optional(T.String({ minLength: 1, description: `a ${p.toLowerCase()} API token` })),
+  [`PWS_${p}_WEBHOOK_SECRET`]: T.Optional(
+    T.String({
+      minLength: 16,
+      description: 'webhook secrets of 16+ characters, comma-separated for rotation',
+    }),
+  ),
+})
+
+const env = {
+  PWS_SESSION_SECRET: secret('the HS256 key of pm_session', 32),
+  PWS_SESSION_MAX_AGE_S: integer(60, 2_592_000, 43_200, 'seconds 60-2592000'),
+  PWS_SUPPORT_HANDOFF_TOKEN: secret('the bearer token EIS presents on the support handoff'),
+  PWS_SUPPORT_PROJECT_ID: T.String({
+    pattern: '^[a-z0-9][a-z0-9_-]{0,63}$',
+    default: 'support',
+    description: 'a lowercase project key',
+  }),
+  ADAPTER_SANDBOX_WRITE_ENABLED: T.Boolean({ default: false, description: 'true or false' }),
+  ADAPTER_SANDBOX_PROJECT_PREFIX: T.String({
+    minLength: 1,
+    default: 'sandbox-',
+    description: 'a project id prefix',
+  }),
+  ADAPTER_SANDBOX_OWNER_REPO: T.Optional(
+    T.String({ minLength: 1, description: 'owner/name of the owner repository' }),
+  ),
+  PWS_PLANNING_REPO: T.Optional(
+    T.String({ minLength: 1, description: 'a git repository path or clone URL' }),
+  ),
+  PWS_OIDC_ISSUER: T.Optional(urlString('the OpenID provider issuer URL')),
+  PWS_OIDC_CLIENT_ID: T.Optional(T.String({ minLength: 1, description: 'the OIDC client id' })),
+  PWS_OIDC_CLIENT_SECRET: T.Optional(T.String({ minLength: 1, description: 'the OIDC client secret' })),
+  PWS_OIDC_ROLE_CLAIM: T.String({
+    minLength: 1,
+    default: 'pws_role',
+    description: 'the ID token claim with the role',
+  }),
+  PWS_PEER_TIMEOUT_MS: integer(50, 60_000, 5000, 'milliseconds 50-60000'),
+  ...providerEnv('GITHUB'),
+  ...providerEnv('GITLAB'),
+  ...providerEnv('GITEA'),
+}
+
+type Config = Record<string, unknown>
+
+function providerSettings(c: Config): Partial<Record<Provider, ProviderSettings>> {
+  const out: Partial<Record<Provider, ProviderSettings>> = {}
+  for (const p of PROVIDERS) {
+    const up = p.toUpperCase()
+    const baseUrl = c[`PWS_${up}_URL`] as string | undefined
+    if (!baseUrl) continue
+    const secrets = (c[`PWS_${up}_WEBHOOK_SECRET`] as string | undefined) ?? ''
+    out[p] = {
+      baseUrl: baseUrl.replace(/\/+$/, ''),
+      token: c[`PWS_${up}_TOKEN`] as string | undefined,
+      webhookSecrets: secrets
+        .split(',')
+        .map((x) => x.trim())
+        .filter((x) => x !== ''),
+    }
+  }
+  return out
+}
+
+/** Until the shared session block is adopted, no session is accepted: every operator route is 401. */
+const noSessions: SessionVerifier = {
+  verify: async (token) => ({ ok: false, reason: token ? 'invalid' : 'missing' }),
+}
+
+/** PWS on a session verifier: the unit runs with the shared one, tests may hand in their own. */
+export const definePws = (verifier: SessionVerifier): HttpUnit =>
+  defineUnit({
+    kind: 'http',
+    ...meta,
+    description:
+      'Project workflow: projects, tasks and lanes, agents and handoffs, planning synced with git, delivery views from code hosts, the adapter sandbox, the EIS support handoff and the OIDC app login.',
+    env,
+    migrations,
+    securitySchemes: SECURITY_SCHEMES,
+    probeRoutes: ['/healthz', '/readyz', '/metrics'],
+    validate(config) {
+      const problems: string[] = []
+      const oidc = [config.PWS_OIDC_ISSUER, config.PWS_OIDC_CLIENT_ID, config.PWS_OIDC_CLIENT_SECRET]
+      if (oidc.some(Boolean) && !oidc.every(Boolean)) {
+        problems.push(
+          'PWS_OIDC_ISSUER: set PWS_OIDC_ISSUER, PWS_OIDC_CLIENT_ID and PWS_OIDC_CLIENT_SECRET together',
+        )
+      }
+      if (config.PWS_OIDC_ISSUER && !config.PWS_SESSION_SECRET) {
+        problems.push(
+          'PWS_SESSION_SECRET: required when PWS_OIDC_ISSUER is set (the login issues pm_session)',
+        )
+      }
+      if (config.ADAPTER_SANDBOX_WRITE_ENABLED && !config.ADAPTER_SANDBOX_OWNER_REPO) {
+        problems.push('ADAPTER_SANDBOX_OWNER_REPO: required when ADAPTER_SANDBOX_WRITE_ENABLED is true')
+      }
+      return problems
+    },
+    build(ctx) {
+      const c = ctx.config
+      const contract = pwsContract()
+      const settings: PwsSettings = {
+        sandbox: {
+          enabled: c.ADAPTER_SANDBOX_WRITE_ENABLED,
+          projectPrefix: c.ADAPTER_SANDBOX_PROJECT_PREFIX,
+          ownerRepo: c.ADAPTER_SANDBOX_OWNER_REPO,
+        },
+        supportProjectId: c.PWS_SUPPORT_PROJECT_ID,
+        supportHandoffToken: c.PWS_SUPPORT_HANDOFF_TOKEN,
+        planningRepo: c.PWS_PLANNING_REPO,
+        providers: providerSettings(c as Config),
+        oidc:
+          c.PWS_OIDC_ISSUER && c.PWS_OIDC_CLIENT_ID
+            ? { issuer: c.PWS_OIDC_ISSUER, clientId: c.PWS_OIDC_CLIENT_ID, roleClaim: c.PWS_OIDC_ROLE_CLAIM }
+            : undefined,
+        sessionsAvailable: false,
+        sessionMaxAgeS: c.PWS_SESSION_MAX_AGE_S,
+        peerTimeoutMs: c.PWS_PEER_TIMEOUT_MS,
+      }
+      const deps: PwsDeps = {
+        db: ctx.db,
+        log: ctx.log,
+        settings,
+        contract,
+        counters: createPwsMetrics(ctx.metrics.registry, ctx.db, contract),
+        now: () => Date.now(),
+      }
+      const routes = new Elysia({ name: 'pws:routes' })
+        .use(
+          statusRoutes({
+            deps,
+            sqlite: ctx.sqlite,
+            registry: ctx.metrics.registry,
+            version: ctx.version,
+            startedAt: ctx.startedAt,
+          }),
+        )
+        .use(projectRoutes(deps, accessPlugin(verifier)))
+      return { routes }
+    },
+  })
+
+export const pws: HttpUnit = definePws(noSessions)
