@@ -98,8 +98,9 @@ function failureHeatmap(tasks: SummaryTask[]) {
   const cells: Record<string, Record<string, number>> = {}
   for (const t of tasks) {
     if (t.lifecycle === 'active') continue
-    const lane = (cells[t.lane] ??= {})
+    const lane = cells[t.lane] ?? {}
     lane[t.lifecycle] = (lane[t.lifecycle] ?? 0) + 1
+    cells[t.lane] = lane
   }
   return { heatmap_mode: 'lane_by_lifecycle', cells }
 }
