@@ -36,7 +36,7 @@ export const SECURITY_SCHEMES = {
   },
 }
 
-function cookieValue(header: string | null, name: string): string | undefined {
+export function cookieValue(header: string | null, name: string): string | undefined {
   if (!header) return undefined
   for (const part of header.split(';')) {
     const eq = part.indexOf('=')

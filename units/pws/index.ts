@@ -7,6 +7,8 @@ import { accessPlugin, SECURITY_SCHEMES, type SessionVerifier } from './access.t
 import { pwsContract } from './manifest.ts'
 import { meta } from './meta.ts'
 import { createPwsMetrics } from './metrics.ts'
+import { agentRoutes } from './routes/agents.ts'
+import { authRoutes } from './routes/auth.ts'
 import { projectRoutes } from './routes/projects.ts'
 import { statusRoutes } from './routes/status.ts'
 import { PROVIDERS, type Provider } from './rules/delivery.ts'
@@ -90,7 +92,7 @@ const noSessions: SessionVerifier = {
 }
 
 /** PWS on a session verifier: the unit runs with the shared one, tests may hand in their own. */
-export const definePws = (verifier: SessionVerifier): HttpUnit =>
+export const definePws = (verifier: SessionVerifier, clock: () => number = Date.now): HttpUnit =>
   defineUnit({
     kind: 'http',
     ...meta,
@@ -145,8 +147,9 @@ export const definePws = (verifier: SessionVerifier): HttpUnit =>
         settings,
         contract,
         counters: createPwsMetrics(ctx.metrics.registry, ctx.db, contract),
-        now: () => Date.now(),
+        now: clock,
       }
+      const access = accessPlugin(verifier)
       const routes = new Elysia({ name: 'pws:routes' })
         .use(
           statusRoutes({
@@ -157,7 +160,16 @@ export const definePws = (verifier: SessionVerifier): HttpUnit =>
             startedAt: ctx.startedAt,
           }),
         )
-        .use(projectRoutes(deps, accessPlugin(verifier)))
+        .use(projectRoutes(deps, access))
+        .use(agentRoutes(deps, access))
+        .use(
+          authRoutes({
+            deps,
+            access,
+            verifier,
+            discovery: () => ({ state: settings.oidc ? 'not_checked' : 'not_configured', message: null }),
+          }),
+        )
       return { routes }
     },
   })

@@ -380,3 +380,16 @@ export async function latestWebhooks(db: Db): Promise<{ provider: string; at: st
     .groupBy(integrationRuns.provider)
     .all()
 }
+
+export async function handoffCountsByAgent(db: Db, projectId: string) {
+  return db
+    .select({ from: handoffs.fromAgent, to: handoffs.toAgent, n: count() })
+    .from(handoffs)
+    .where(and(eq(handoffs.projectId, projectId), eq(handoffs.state, 'open')))
+    .groupBy(handoffs.fromAgent, handoffs.toAgent)
+    .all()
+}
+
+export function ensureAgentTx(tx: Db, row: AgentRow): void {
+  tx.insert(agents).values(row).onConflictDoNothing().run()
+}

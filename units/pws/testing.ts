@@ -39,8 +39,8 @@ export interface PwsTest {
   project(projectId: string, extra?: Record<string, unknown>): Promise<string>
 }
 
-export function bootPws(env: Env = {}): PwsTest {
-  const u = bootForTest(definePws(testSessions), env) as TestUnit<unknown>
+export function bootPws(env: Env = {}, clock?: () => number): PwsTest {
+  const u = bootForTest(definePws(testSessions, clock), env) as TestUnit<unknown>
   const t: PwsTest = {
     u,
     get: (path, role = 'viewer') => u.request(path, { headers: { cookie: sessionCookie(role) } }),
