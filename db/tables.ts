@@ -4,7 +4,7 @@
  * runs `npx bun db/generate.ts <unit>`. drizzle-kit loads this file under Node: import nothing
  * here but drizzle-orm.
  */
-import { blob, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { blob, index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 
 /** One idempotency key of one scope; `status` and `body` are null while the first request runs. */
 export const idempotencyKeys = sqliteTable(
@@ -25,4 +25,38 @@ export const idempotencyKeys = sqliteTable(
     completedAt: text('completed_at'),
   },
   (t) => [primaryKey({ columns: [t.scope, t.key] })],
+)
+
+/** Leases (`db/lease.ts`): who may run a named background job now, across processes. */
+export const leases = sqliteTable('leases', {
+  name: text('name').primaryKey(),
+  holder: text('holder').notNull(),
+  expiresAt: text('expires_at').notNull(),
+  acquiredAt: text('acquired_at').notNull(),
+  renewedAt: text('renewed_at').notNull(),
+})
+
+/** The outbox (`db/outbox.ts`): messages to deliver to a target, kept until a 2xx or dead. */
+export const outboxMessages = sqliteTable(
+  'outbox_messages',
+  {
+    id: text('id').primaryKey(),
+    /** The unit's name for a destination (`contact-webhook`); its URL comes from configuration. */
+    target: text('target').notNull(),
+    /** The exact body sent on every attempt, so retries are byte-identical. */
+    payload: text('payload').notNull(),
+    /** Headers stored with the message; per-delivery headers (signatures) come from the target. */
+    headers: text('headers', { mode: 'json' }).$type<Record<string, string>>().notNull(),
+    state: text('state', { enum: ['pending', 'delivered', 'dead'] }).notNull(),
+    attempts: integer('attempts').notNull(),
+    nextAttemptAt: text('next_attempt_at').notNull(),
+    /** A delivery in progress by `claimedBy` until then; another process skips the row. */
+    claimedUntil: text('claimed_until'),
+    claimedBy: text('claimed_by'),
+    lastError: text('last_error'),
+    lastStatus: integer('last_status'),
+    createdAt: text('created_at').notNull(),
+    deliveredAt: text('delivered_at'),
+  },
+  (t) => [index('outbox_messages_due').on(t.state, t.nextAttemptAt)],
 )
