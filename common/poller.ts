@@ -79,6 +79,8 @@ export interface Poller extends BackgroundTask {
   stats(): PollerStats
   /** Whether start() was called and stop() not yet. */
   started(): boolean
+  /** Stop scheduling, wait for the run in flight, release the lease. */
+  stop(): Promise<void>
 }
 
 export const DEFAULT_FLOOR_MS = 100
