@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { createLogger } from '../common/logger.ts'
 import { createHttpMetrics } from '../common/metrics.ts'
-import { type FakePeer, fakePeer, json } from '../test/harness.ts'
+import { type FakePeer, fakePeer, type Json, json } from '../test/harness.ts'
 import { claimDue, createOutbox, enqueue, outboxMessages, outboxRoutes, outboxSummary } from './outbox.ts'
 import { type OpenDb, openDatabase } from './sqlite.ts'
 import { openTestDatabase } from './testing.ts'
@@ -63,7 +63,7 @@ describe('outbox', () => {
       'svc_outbox_messages{target="sink",state="dead",unit="t"} 1',
     )
     const app = outboxRoutes(store.db, { path: '/outbox' })
-    const listed = await (await app.handle(new Request('http://localhost/outbox?state=dead'))).json()
+    const listed = (await (await app.handle(new Request('http://localhost/outbox?state=dead'))).json()) as Json
     expect(listed.items).toMatchObject([{ state: 'dead', attempts: 3, last_status: 502 }])
     expect(listed.items[0].payload).toBeUndefined()
     expect((await app.handle(new Request('http://localhost/outbox?state=nope'))).status).toBe(422)

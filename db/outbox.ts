@@ -347,10 +347,12 @@ export function createOutbox(o: OutboxOptions): Outbox {
 
 const failureText = (reason: PeerFailure, message: string) => `${reason}: ${message}`
 
+const OutboxStateSchema = t.Union([t.Literal('pending'), t.Literal('delivered'), t.Literal('dead')])
+
 const MessageView = t.Object({
   id: t.String(),
   target: t.String(),
-  state: t.Union(OUTBOX_STATES.map((s) => t.Literal(s))),
+  state: OutboxStateSchema,
   attempts: t.Integer(),
   next_attempt_at: t.String(),
   last_error: t.Union([t.String(), t.Null()]),
@@ -398,7 +400,7 @@ export function outboxRoutes(db: Db, o: { path: string; detail?: Record<string, 
     },
     {
       query: t.Object({
-        state: t.Optional(t.Union(OUTBOX_STATES.map((s) => t.Literal(s)))),
+        state: t.Optional(OutboxStateSchema),
         target: t.Optional(t.String({ minLength: 1, maxLength: 100 })),
         limit: t.Optional(t.Integer({ minimum: 1, maximum: OUTBOX_LIST_MAX })),
       }),
