@@ -63,7 +63,9 @@ describe('outbox', () => {
       'svc_outbox_messages{target="sink",state="dead",unit="t"} 1',
     )
     const app = outboxRoutes(store.db, { path: '/outbox' })
-    const listed = (await (await app.handle(new Request('http://localhost/outbox?state=dead'))).json()) as Json
+    const listed = (await (
+      await app.handle(new Request('http://localhost/outbox?state=dead'))
+    ).json()) as Json
     expect(listed.items).toMatchObject([{ state: 'dead', attempts: 3, last_status: 502 }])
     expect(listed.items[0].payload).toBeUndefined()
     expect((await app.handle(new Request('http://localhost/outbox?state=nope'))).status).toBe(422)

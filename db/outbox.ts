@@ -210,6 +210,8 @@ export interface OutboxTarget {
 }
 
 export interface OutboxOptions {
+  /** The background task's name; default `outbox`. */
+  name?: string
   db: Db
   log: Logger
   registry: Registry
@@ -328,7 +330,7 @@ export function createOutbox(o: OutboxOptions): Outbox {
 
   let lastDelivered = 0
   const poller = createPoller({
-    name: 'outbox',
+    name: o.name ?? 'outbox',
     intervalMs: o.pollMs ?? OUTBOX_DEFAULTS.pollMs,
     lease: o.lease,
     log: o.log,
