@@ -10,6 +10,7 @@ import { createPwsMetrics } from './metrics.ts'
 import { agentRoutes } from './routes/agents.ts'
 import { authRoutes } from './routes/auth.ts'
 import { projectRoutes } from './routes/projects.ts'
+import { sandboxRoutes } from './routes/sandbox.ts'
 import { statusRoutes } from './routes/status.ts'
 import { PROVIDERS, type Provider } from './rules/delivery.ts'
 import type { ProviderSettings, PwsDeps, PwsSettings } from './service/deps.ts'
@@ -162,6 +163,7 @@ export const definePws = (verifier: SessionVerifier, clock: () => number = Date.
         )
         .use(projectRoutes(deps, access))
         .use(agentRoutes(deps, access))
+        .use(sandboxRoutes(deps, access))
         .use(
           authRoutes({
             deps,

@@ -15,7 +15,7 @@ import {
   modules,
   pages,
   projects,
-  type sandboxWrites,
+  sandboxWrites,
   supportHandoffs,
   tasks,
 } from './tables.ts'
@@ -392,4 +392,48 @@ export async function handoffCountsByAgent(db: Db, projectId: string) {
 
 export function ensureAgentTx(tx: Db, row: AgentRow): void {
   tx.insert(agents).values(row).onConflictDoNothing().run()
+}
+
+export function findTaskBySourceTx(
+  tx: Db,
+  projectId: string,
+  sourceReferenceType: string,
+  sourceReference: string,
+): TaskRow | undefined {
+  return tx
+    .select()
+    .from(tasks)
+    .where(
+      and(
+        eq(tasks.projectId, projectId),
+        eq(tasks.sourceReferenceType, sourceReferenceType),
+        eq(tasks.sourceReference, sourceReference),
+      ),
+    )
+    .get()
+}
+
+// ---------- adapter sandbox ----------
+
+export function insertSandboxWriteTx(tx: Db, row: SandboxWriteRow): void {
+  tx.insert(sandboxWrites).values(row).onConflictDoNothing().run()
+}
+
+export async function findSandboxWrite(
+  db: Db,
+  projectId: string,
+  scenario: string,
+  idempotencyKey: string,
+): Promise<SandboxWriteRow | undefined> {
+  return db
+    .select()
+    .from(sandboxWrites)
+    .where(
+      and(
+        eq(sandboxWrites.projectId, projectId),
+        eq(sandboxWrites.scenario, scenario),
+        eq(sandboxWrites.idempotencyKey, idempotencyKey),
+      ),
+    )
+    .get()
 }

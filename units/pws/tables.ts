@@ -218,3 +218,6 @@ export const sandboxWrites = sqliteTable(
   },
   (t) => [uniqueIndex('pws_sandbox_writes_key').on(t.projectId, t.scenario, t.idempotencyKey)],
 )
+
+/** Shared blocks' tables: sandbox writes replay from the idempotency store; the provider poller holds a lease. */
+export { idempotencyKeys, leases } from '../../db/tables.ts'

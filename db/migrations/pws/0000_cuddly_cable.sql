@@ -51,6 +51,19 @@ CREATE TABLE `pws_handoffs` (
 );
 --> statement-breakpoint
 CREATE INDEX `pws_handoffs_project` ON `pws_handoffs` (`project_id`,`state`);--> statement-breakpoint
+CREATE TABLE `idempotency_keys` (
+	`scope` text NOT NULL,
+	`key` text NOT NULL,
+	`fingerprint` text,
+	`status` integer,
+	`headers` text NOT NULL,
+	`body` blob,
+	`locked_until` text,
+	`created_at` text NOT NULL,
+	`completed_at` text,
+	PRIMARY KEY(`scope`, `key`)
+);
+--> statement-breakpoint
 CREATE TABLE `pws_integration_state` (
 	`project_id` text NOT NULL,
 	`provider` text NOT NULL,
@@ -70,6 +83,14 @@ CREATE TABLE `pws_lanes` (
 	`position` integer NOT NULL,
 	PRIMARY KEY(`project_id`, `lane_key`),
 	FOREIGN KEY (`project_id`) REFERENCES `pws_projects`(`project_id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE TABLE `leases` (
+	`name` text PRIMARY KEY NOT NULL,
+	`holder` text NOT NULL,
+	`expires_at` text NOT NULL,
+	`acquired_at` text NOT NULL,
+	`renewed_at` text NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE `pws_planning_modules` (
