@@ -1,3 +1,4 @@
+import { join } from 'node:path'
 import { Type as T } from '@sinclair/typebox'
 import { Elysia } from 'elysia'
 import { urlString } from '../../common/config.ts'
@@ -7,8 +8,10 @@ import { accessPlugin, SECURITY_SCHEMES, type SessionVerifier } from './access.t
 import { pwsContract } from './manifest.ts'
 import { meta } from './meta.ts'
 import { createPwsMetrics } from './metrics.ts'
+import { createPlanningRepo } from './planning-repo.ts'
 import { agentRoutes } from './routes/agents.ts'
 import { authRoutes } from './routes/auth.ts'
+import { planningRoutes } from './routes/planning.ts'
 import { projectRoutes } from './routes/projects.ts'
 import { sandboxRoutes } from './routes/sandbox.ts'
 import { statusRoutes } from './routes/status.ts'
@@ -151,6 +154,9 @@ export const definePws = (verifier: SessionVerifier, clock: () => number = Date.
         now: clock,
       }
       const access = accessPlugin(verifier)
+      const planningRepo = c.PWS_PLANNING_REPO
+        ? createPlanningRepo(c.PWS_PLANNING_REPO, join(c.SVC_DATA_DIR, 'pws-planning'))
+        : undefined
       const routes = new Elysia({ name: 'pws:routes' })
         .use(
           statusRoutes({
@@ -164,6 +170,7 @@ export const definePws = (verifier: SessionVerifier, clock: () => number = Date.
         .use(projectRoutes(deps, access))
         .use(agentRoutes(deps, access))
         .use(sandboxRoutes(deps, access))
+        .use(planningRoutes(deps, access, planningRepo))
         .use(
           authRoutes({
             deps,

@@ -437,3 +437,58 @@ export async function findSandboxWrite(
     )
     .get()
 }
+
+export async function insertCycle(db: Db, row: CycleRow): Promise<boolean> {
+  return (
+    db.insert(cycles).values(row).onConflictDoNothing().returning({ k: cycles.cycleKey }).all().length > 0
+  )
+}
+
+export async function insertModule(db: Db, row: ModuleRow): Promise<boolean> {
+  return (
+    db.insert(modules).values(row).onConflictDoNothing().returning({ k: modules.moduleKey }).all().length > 0
+  )
+}
+
+export async function findPage(db: Db, projectId: string, slug: string): Promise<PageRow | undefined> {
+  return findPageTx(db, projectId, slug)
+}
+
+export function findPageTx(tx: Db, projectId: string, slug: string): PageRow | undefined {
+  return tx
+    .select()
+    .from(pages)
+    .where(and(eq(pages.projectId, projectId), eq(pages.slug, slug)))
+    .get()
+}
+
+export async function insertPage(db: Db, row: PageRow): Promise<boolean> {
+  return db.insert(pages).values(row).onConflictDoNothing().returning({ k: pages.slug }).all().length > 0
+}
+
+export function upsertPageTx(tx: Db, row: PageRow): void {
+  tx.insert(pages)
+    .values(row)
+    .onConflictDoUpdate({
+      target: [pages.projectId, pages.slug],
+      set: {
+        title: row.title,
+        body: row.body,
+        syncState: row.syncState,
+        repoCommit: row.repoCommit,
+        updatedAt: row.updatedAt,
+      },
+    })
+    .run()
+}
+
+export function updatePageTx(tx: Db, projectId: string, slug: string, patch: Partial<PageRow>): PageRow {
+  const row = tx
+    .update(pages)
+    .set(patch)
+    .where(and(eq(pages.projectId, projectId), eq(pages.slug, slug)))
+    .returning()
+    .get()
+  if (!row) throw new Error(`page ${projectId}/${slug} vanished inside its own transaction`)
+  return row
+}
