@@ -1,4 +1,4 @@
-import { hmacSha256Hex } from '../../../common/hash.ts'
+import { hmacHex, signBody } from '../../../common/signature.ts'
 import { newId } from '../../../common/time.ts'
 
 export interface IntakeForPayload {
@@ -55,7 +55,7 @@ export function contactPayload(intake: IntakeForPayload, site: SiteIdentity) {
 export function signedHeaders(secret: string, body: string, intakeId: string): Record<string, string> {
   return {
     'content-type': 'application/json; charset=utf-8',
-    'x-signature': hmacSha256Hex(secret, body),
+    ...signBody(hmacHex(), secret, body),
     'idempotency-key': intakeId,
   }
 }
