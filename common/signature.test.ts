@@ -1,9 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { Elysia, t } from 'elysia'
-import type { TestResponse } from '../test/harness.ts'
+import { type TestResponse, wired } from '../test/harness.ts'
 import { hmacSha256Hex } from './hash.ts'
-import { createLogger } from './logger.ts'
-import { createHttpMetrics } from './metrics.ts'
 import { openApiDocument } from './openapi.ts'
 import {
   hmacHex,
@@ -15,7 +13,6 @@ import {
   signBody,
   verifySignature,
 } from './signature.ts'
-import { wire } from './wire.ts'
 
 const SECRET = 'whsec-current-0123456789'
 const OLD_SECRET = 'whsec-previous-0123456789'
@@ -48,19 +45,7 @@ function signedApp(secrets: (string | undefined)[] = [SECRET, OLD_SECRET]) {
       body: t.Unknown(),
       response: t.Object({ body: t.Unknown() }),
     })
-  const log = createLogger('t', 'silent')
-  const app = new Elysia()
-    .use(
-      wire({
-        unit: 't',
-        log,
-        metrics: createHttpMetrics('t'),
-        maxBodyBytes: 4096,
-        rawBodyRoutes: rawBodyRouteKeys(routes),
-      }),
-    )
-    .use(routes)
-  return { app, routes, signatures }
+  return { app: wired(routes), routes, signatures }
 }
 
 const post = (
@@ -254,16 +239,7 @@ describe('signed routes', () => {
 
   test('a raw-body route wire was not told about fails loudly instead of verifying nothing', async () => {
     const { routes } = signedApp()
-    const app = new Elysia()
-      .use(
-        wire({
-          unit: 't',
-          log: createLogger('t', 'silent'),
-          metrics: createHttpMetrics('t'),
-          maxBodyBytes: 4096,
-        }),
-      )
-      .use(routes)
+    const app = wired(routes, { rawBody: false })
     const res = await post(app, '/raw', '{"a":1}')
     expect(res.status).toBe(500)
     expect((await res.json()).error.code).toBe('raw_body_unavailable')
