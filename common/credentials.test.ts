@@ -1,8 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { Elysia, t } from 'elysia'
-import { type TestResponse, wired } from '../test/harness.ts'
+import { documentOf, type TestResponse, wired } from '../test/harness.ts'
 import { type Credential, credentials, generateApiKey, hashApiKey } from './credentials.ts'
-import { openApiDocument } from './openapi.ts'
 
 const INTERNAL = 'internal-token-0123456789'
 const PREVIOUS = 'internal-token-previous-99'
@@ -139,17 +138,7 @@ describe('credentials', () => {
   test('the OpenAPI document declares security exactly where it is enforced', async () => {
     for (const env of [{}, { SVC_API_TOKEN: 'wta-token-0123' }]) {
       const { app: a, creds } = app(env)
-      const doc = await openApiDocument(
-        a,
-        {
-          title: 't',
-          version: '1',
-          description: 'd',
-          formRoutes: [],
-          securitySchemes: creds.securitySchemes,
-        },
-        [],
-      )
+      const doc = await documentOf(a, creds.securitySchemes)
       expect(doc.components.securitySchemes).toMatchObject({
         internal: { type: 'http', scheme: 'bearer', description: 'EIS_INTERNAL_TOKEN' },
         mcp: { type: 'apiKey', in: 'header', name: 'X-SVC-Key' },

@@ -1,8 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { Elysia, t } from 'elysia'
-import { type TestResponse, wired } from '../test/harness.ts'
+import { documentOf, type TestResponse, wired } from '../test/harness.ts'
 import { hmacSha256Hex } from './hash.ts'
-import { openApiDocument } from './openapi.ts'
 import {
   hmacHex,
   paddle,
@@ -247,17 +246,7 @@ describe('signed routes', () => {
 
   test('the OpenAPI document declares each signed route with its header scheme', async () => {
     const { app, signatures } = signedApp()
-    const doc = await openApiDocument(
-      app,
-      {
-        title: 't',
-        version: '1',
-        description: 'd',
-        formRoutes: [],
-        securitySchemes: signatures.securitySchemes,
-      },
-      [],
-    )
+    const doc = await documentOf(app, signatures.securitySchemes)
     expect(doc.paths['/hook']?.post?.security).toEqual([{ hookSignature: [] }])
     expect(doc.paths['/paddle']?.post?.security).toEqual([{ paddleSignature: [] }])
     expect(doc.paths['/plain']?.post?.security).toBeUndefined()

@@ -9,6 +9,7 @@ import type { TProperties } from '@sinclair/typebox'
 import { type AnyElysia, Elysia } from 'elysia'
 import { createLogger } from '../common/logger.ts'
 import { createHttpMetrics } from '../common/metrics.ts'
+import { openApiDocument } from '../common/openapi.ts'
 import { type BootedUnit, bootUnit, type Env } from '../common/runtime.ts'
 import { rawBodyRouteKeys } from '../common/signature.ts'
 import type { HttpUnit, UnitConfig } from '../common/unit.ts'
@@ -45,6 +46,10 @@ export function wired(routes: AnyElysia, options: { rawBody?: boolean } = {}) {
     )
     .use(routes)
 }
+
+/** The OpenAPI document of a tiny app, with the security schemes its plugins expose. */
+export const documentOf = (app: AnyElysia, securitySchemes: Record<string, Record<string, unknown>>) =>
+  openApiDocument(app, { title: 't', version: '1', description: 'd', formRoutes: [], securitySchemes }, [])
 
 export interface TestUnit<C> extends BootedUnit<C> {
   dataDir: string
