@@ -34,6 +34,7 @@ import { bearer } from '@elysiajs/bearer'
 import { Elysia } from 'elysia'
 import { AppError, unauthorized, unavailable } from './errors.ts'
 import { safeEqual, sha256Hex } from './hash.ts'
+import { newId } from './time.ts'
 
 interface Described {
   /** Shown in the OpenAPI security scheme. */
@@ -123,7 +124,7 @@ export function credentials<const C extends Record<string, Credential>>(schemes:
     Object.entries(schemes).map(([name, c]) => [name, scheme(c)]),
   )
 
-  const plugin = new Elysia({ name: 'credentials', seed: Object.keys(schemes) }).use(bearer()).macro({
+  const plugin = new Elysia({ name: 'credentials', seed: newId() }).use(bearer()).macro({
     auth: (wanted: Name | readonly Name[]) => {
       const names: readonly string[] = typeof wanted === 'string' ? [wanted] : wanted
       if (names.some(isOpen)) return { resolve: () => ({ principal: null as Principal | null }) }

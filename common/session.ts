@@ -29,6 +29,7 @@ import { Type as T } from '@sinclair/typebox'
 import { type Cookie, Elysia } from 'elysia'
 import { errors, jwtVerify, SignJWT } from 'jose'
 import { forbidden, unauthorized, unavailable } from './errors.ts'
+import { newId } from './time.ts'
 
 export const SESSION_COOKIE = 'pm_session'
 export const ROLES = ['viewer', 'operator', 'admin'] as const
@@ -193,7 +194,7 @@ export function sessionPlugin(opts: SessionOptions) {
       description: 'Operator session: a compact JWS (HS256) with sub, role, iat, exp, auth_time.',
     },
   }
-  const plugin = new Elysia({ name: 'session' }).macro({
+  const plugin = new Elysia({ name: 'session', seed: newId() }).macro({
     session: (required: Role) => ({
       detail: { security: [{ [SESSION_COOKIE]: [] }] },
       async transform({ request, cookie }) {

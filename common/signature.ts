@@ -31,6 +31,7 @@
 import { type AnyElysia, Elysia } from 'elysia'
 import { AppError, unauthorized, unavailable } from './errors.ts'
 import { hmacSha256Hex, safeEqual } from './hash.ts'
+import { newId } from './time.ts'
 import { parseJsonText } from './wire.ts'
 
 export type SignatureProfile =
@@ -330,7 +331,7 @@ export function signaturePlugin<const V extends Record<string, SignedRouteConfig
     ]),
   ) as Record<string, Record<string, unknown>>
 
-  const plugin = new Elysia({ name: 'signature', seed: Object.keys(verifiers) }).macro({
+  const plugin = new Elysia({ name: 'signature', seed: newId() }).macro({
     signed: (name: keyof V & string) => ({
       detail: { security: [{ [name]: [] }] },
       parse: rawParser(async ({ request }: { request: Request }) => {
