@@ -2,9 +2,9 @@ import { join } from 'node:path'
 import { Type as T } from '@sinclair/typebox'
 import { Elysia } from 'elysia'
 import { urlString } from '../../common/config.ts'
+import { sessionConfigProblems, sessionEnv, sessionOptions, sessionPlugin } from '../../common/session.ts'
 import { defineUnit, type HttpUnit } from '../../common/unit.ts'
 import { migrations } from '../../db/migrations/pws/index.ts'
-import { accessPlugin, SECURITY_SCHEMES, type SessionVerifier } from './access.ts'
 import { pwsContract } from './manifest.ts'
 import { meta } from './meta.ts'
 import { createPwsMetrics } from './metrics.ts'
@@ -35,8 +35,7 @@ const providerEnv = (p: string) => ({
 })
 
 const env = {
-  PWS_SESSION_SECRET: secret('the HS256 key of pm_session', 32),
-  PWS_SESSION_MAX_AGE_S: integer(60, 2_592_000, 43_200, 'seconds 60-2592000'),
+  ...sessionEnv,
   PWS_SUPPORT_HANDOFF_TOKEN: secret('the bearer token EIS presents on the support handoff'),
   PWS_SUPPORT_PROJECT_ID: T.String({
     pattern: '^[a-z0-9][a-z0-9_-]{0,63}$',
@@ -90,13 +89,8 @@ function providerSettings(c: Config): Partial<Record<Provider, ProviderSettings>
   return out
 }
 
-/** Until the shared session block is adopted, no session is accepted: every operator route is 401. */
-const noSessions: SessionVerifier = {
-  verify: async (token) => ({ ok: false, reason: token ? 'invalid' : 'missing' }),
-}
-
-/** PWS on a session verifier: the unit runs with the shared one, tests may hand in their own. */
-export const definePws = (verifier: SessionVerifier, clock: () => number = Date.now): HttpUnit =>
+/** PWS on a clock (tests move time forward). */
+export const definePws = (clock: () => number = Date.now): HttpUnit =>
   defineUnit({
     kind: 'http',
     ...meta,
@@ -104,10 +98,9 @@ export const definePws = (verifier: SessionVerifier, clock: () => number = Date.
       'Project workflow: projects, tasks and lanes, agents and handoffs, planning synced with git, delivery views from code hosts, the adapter sandbox, the EIS support handoff and the OIDC app login.',
     env,
     migrations,
-    securitySchemes: SECURITY_SCHEMES,
     probeRoutes: ['/healthz', '/readyz', '/metrics'],
     validate(config) {
-      const problems: string[] = []
+      const problems = sessionConfigProblems(config)
       const oidc = [config.PWS_OIDC_ISSUER, config.PWS_OIDC_CLIENT_ID, config.PWS_OIDC_CLIENT_SECRET]
       if (oidc.some(Boolean) && !oidc.every(Boolean)) {
         problems.push(
@@ -127,6 +120,8 @@ export const definePws = (verifier: SessionVerifier, clock: () => number = Date.
     build(ctx) {
       const c = ctx.config
       const contract = pwsContract()
+      const sessionOpts = sessionOptions(c)
+      const sessions = sessionPlugin(sessionOpts)
       const settings: PwsSettings = {
         sandbox: {
           enabled: c.ADAPTER_SANDBOX_WRITE_ENABLED,
@@ -141,7 +136,7 @@ export const definePws = (verifier: SessionVerifier, clock: () => number = Date.
           c.PWS_OIDC_ISSUER && c.PWS_OIDC_CLIENT_ID
             ? { issuer: c.PWS_OIDC_ISSUER, clientId: c.PWS_OIDC_CLIENT_ID, roleClaim: c.PWS_OIDC_ROLE_CLAIM }
             : undefined,
-        sessionsAvailable: false,
+        sessionsAvailable: sessionOpts.secret !== undefined,
         sessionMaxAgeS: c.PWS_SESSION_MAX_AGE_S,
         peerTimeoutMs: c.PWS_PEER_TIMEOUT_MS,
       }
@@ -153,7 +148,6 @@ export const definePws = (verifier: SessionVerifier, clock: () => number = Date.
         counters: createPwsMetrics(ctx.metrics.registry, ctx.db, contract),
         now: clock,
       }
-      const access = accessPlugin(verifier)
       const planningRepo = c.PWS_PLANNING_REPO
         ? createPlanningRepo(c.PWS_PLANNING_REPO, join(c.SVC_DATA_DIR, 'pws-planning'))
         : undefined
@@ -167,20 +161,20 @@ export const definePws = (verifier: SessionVerifier, clock: () => number = Date.
             startedAt: ctx.startedAt,
           }),
         )
-        .use(projectRoutes(deps, access))
-        .use(agentRoutes(deps, access))
-        .use(sandboxRoutes(deps, access))
-        .use(planningRoutes(deps, access, planningRepo))
+        .use(projectRoutes(deps, sessions))
+        .use(agentRoutes(deps, sessions))
+        .use(sandboxRoutes(deps, sessions))
+        .use(planningRoutes(deps, sessions, planningRepo))
         .use(
           authRoutes({
             deps,
-            access,
-            verifier,
+            sessions,
+            sessionOptions: sessionOpts,
             discovery: () => ({ state: settings.oidc ? 'not_checked' : 'not_configured', message: null }),
           }),
         )
-      return { routes }
+      return { routes, securitySchemes: sessions.securitySchemes }
     },
   })
 
-export const pws: HttpUnit = definePws(noSessions)
+export const pws: HttpUnit = definePws()

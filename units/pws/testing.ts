@@ -1,29 +1,24 @@
-/** Test helpers for PWS: boot it in process with sessions a test can mint, and call it as a role. */
+/** Test helpers for PWS: boot it in process, mint real pm_session cookies, call it as a role. */
 import type { Env } from '../../common/runtime.ts'
+import { DEFAULT_SESSION_MAX_AGE_S, issueSession, type Role } from '../../common/session.ts'
 import { bootForTest, type TestResponse, type TestUnit } from '../../test/harness.ts'
-import { ROLES, type Role, type SessionVerifier } from './access.ts'
 import { definePws } from './index.ts'
 
-/**
- * Sessions for in-process tests until the shared session block is adopted: `test.<role>.<sub>`
- * is a session, `stale.*` an expired one, anything else invalid.
- */
-const testSessions: SessionVerifier = {
-  async verify(token) {
-    if (!token) return { ok: false, reason: 'missing' }
-    const [kind, role, sub] = token.split('.')
-    if (kind === 'stale') return { ok: false, reason: 'stale' }
-    if (kind !== 'test' || !ROLES.includes(role as Role) || !sub) return { ok: false, reason: 'invalid' }
-    return { ok: true, session: { sub, role: role as Role } }
-  },
-}
+export const TEST_SESSION_SECRET = 'pws-test-session-secret-0123456789abcdef'
+const opts = { secret: TEST_SESSION_SECRET, maxAgeS: DEFAULT_SESSION_MAX_AGE_S, secure: false }
 
-export const sessionCookie = (role: Role | 'stale' | 'forged') =>
-  role === 'stale'
-    ? 'pm_session=stale.admin.x'
-    : role === 'forged'
-      ? 'pm_session=forged'
-      : `pm_session=test.${role}.tester`
+/** A `cookie` header value: a fresh session of `role`, an expired one, or one signed with another key. */
+export async function sessionCookie(role: Role | 'stale' | 'forged'): Promise<string> {
+  if (role === 'stale') {
+    const long_ago = Date.now() - (DEFAULT_SESSION_MAX_AGE_S + 60) * 1000
+    return `pm_session=${await issueSession(opts, { sub: 'tester', role: 'admin' }, long_ago)}`
+  }
+  if (role === 'forged') {
+    const other = { ...opts, secret: 'another-secret-that-is-long-enough-000000' }
+    return `pm_session=${await issueSession(other, { sub: 'mallory', role: 'admin' })}`
+  }
+  return `pm_session=${await issueSession(opts, { sub: 'tester', role })}`
+}
 
 export interface PwsTest {
   u: TestUnit<unknown>
@@ -40,12 +35,15 @@ export interface PwsTest {
 }
 
 export function bootPws(env: Env = {}, clock?: () => number): PwsTest {
-  const u = bootForTest(definePws(testSessions, clock), env) as TestUnit<unknown>
+  const u = bootForTest(definePws(clock), {
+    PWS_SESSION_SECRET: TEST_SESSION_SECRET,
+    ...env,
+  }) as TestUnit<unknown>
   const t: PwsTest = {
     u,
-    get: (path, role = 'viewer') => u.request(path, { headers: { cookie: sessionCookie(role) } }),
-    send: (method, path, body, role = 'operator', headers = {}) =>
-      u.send(method, path, body, { cookie: sessionCookie(role), ...headers }),
+    get: async (path, role = 'viewer') => u.request(path, { headers: { cookie: await sessionCookie(role) } }),
+    send: async (method, path, body, role = 'operator', headers = {}) =>
+      u.send(method, path, body, { cookie: await sessionCookie(role), ...headers }),
     async project(projectId, extra = {}) {
       const res = await t.send('POST', '/api/v1/projects', {
         project_id: projectId,

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import { errorResponses } from '../../../common/errors.ts'
-import type { accessPlugin } from '../access.ts'
+import type { sessionPlugin } from '../../../common/session.ts'
 import {
   Agent,
   AgentList,
@@ -29,11 +29,11 @@ const P = '/api/v1/projects/:project_id'
 const read = errorResponses(400, 401, 403, 404)
 const write = errorResponses(400, 401, 403, 404, 409, 413, 415, 422)
 
-export const agentRoutes = (deps: PwsDeps, access: ReturnType<typeof accessPlugin>) =>
+export const agentRoutes = (deps: PwsDeps, sessions: ReturnType<typeof sessionPlugin>) =>
   new Elysia({ name: 'pws:agents' })
-    .use(access)
+    .use(sessions)
     .get(`${P}/agents`, ({ params, query }) => agentsPage(deps, params.project_id, query), {
-      role: 'viewer',
+      session: 'viewer',
       params: ProjectParams,
       query: AgentListQuery,
       response: { 200: AgentList, ...read },
@@ -46,7 +46,7 @@ export const agentRoutes = (deps: PwsDeps, access: ReturnType<typeof accessPlugi
         return createAgent(deps, params.project_id, body)
       },
       {
-        role: 'operator',
+        session: 'operator',
         params: ProjectParams,
         body: CreateAgentRequest,
         response: { 201: Agent, ...write },
@@ -54,7 +54,7 @@ export const agentRoutes = (deps: PwsDeps, access: ReturnType<typeof accessPlugi
       },
     )
     .get(`${P}/handoffs`, ({ params, query }) => handoffsPage(deps, params.project_id, query), {
-      role: 'viewer',
+      session: 'viewer',
       params: ProjectParams,
       query: HandoffListQuery,
       response: { 200: HandoffList, ...read },
@@ -67,7 +67,7 @@ export const agentRoutes = (deps: PwsDeps, access: ReturnType<typeof accessPlugi
         return createHandoff(deps, params.project_id, body)
       },
       {
-        role: 'operator',
+        session: 'operator',
         params: ProjectParams,
         body: CreateHandoffRequest,
         response: { 201: Handoff, ...write },
@@ -78,7 +78,7 @@ export const agentRoutes = (deps: PwsDeps, access: ReturnType<typeof accessPlugi
       `${P}/handoffs/:handoff_id`,
       ({ params }) => getHandoff(deps, params.project_id, params.handoff_id),
       {
-        role: 'viewer',
+        session: 'viewer',
         params: HandoffParams,
         response: { 200: Handoff, ...read },
         detail: { summary: 'One handoff' },
@@ -89,7 +89,7 @@ export const agentRoutes = (deps: PwsDeps, access: ReturnType<typeof accessPlugi
       ({ params, body }) =>
         decideHandoff(deps, params.project_id, params.handoff_id, params.action, body?.reason),
       {
-        role: 'operator',
+        session: 'operator',
         params: HandoffActionParams,
         body: HandoffDecision,
         response: { 200: Handoff, ...write },

@@ -29,18 +29,20 @@ describe('OIDC and session contract routes', () => {
     expect(none).toMatchObject({
       session_cookie: 'pm_session',
       algorithm: 'HS256',
-      max_age_s: 43200,
+      max_age_s: 28800,
       roles: ['viewer', 'operator', 'admin'],
       current_session: { state: 'missing', role: null },
     })
     const mine = await (
       await t.u.request('/api/v1/auth/oidc/session-contract', {
-        headers: { cookie: sessionCookie('operator') },
+        headers: { cookie: await sessionCookie('operator') },
       })
     ).json()
     expect(mine.current_session).toEqual({ state: 'valid', role: 'operator', sub: 'tester' })
     const stale = await (
-      await t.u.request('/api/v1/auth/oidc/session-contract', { headers: { cookie: sessionCookie('stale') } })
+      await t.u.request('/api/v1/auth/oidc/session-contract', {
+        headers: { cookie: await sessionCookie('stale') },
+      })
     ).json()
     expect(stale.current_session.state).toBe('stale')
   })
@@ -49,7 +51,9 @@ describe('OIDC and session contract routes', () => {
 describe('owner facts', () => {
   test('401 without a session or with a stale one; any role reads; it never mutates', async () => {
     expect((await t.u.request('/api/v1/owner-facts')).status).toBe(401)
-    const stale = await t.u.request('/api/v1/owner-facts', { headers: { cookie: sessionCookie('stale') } })
+    const stale = await t.u.request('/api/v1/owner-facts', {
+      headers: { cookie: await sessionCookie('stale') },
+    })
     expect(stale.status).toBe(401)
     expect((await stale.json()).error.code).toBe('session_stale')
     const facts = await (await t.get('/api/v1/owner-facts', 'viewer')).json()

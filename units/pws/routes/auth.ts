@@ -1,29 +1,28 @@
 import { Elysia } from 'elysia'
 import { errorResponses } from '../../../common/errors.ts'
-import { type accessPlugin, cookieValue, SESSION_COOKIE, type SessionVerifier } from '../access.ts'
+import { SESSION_COOKIE, type SessionOptions, type sessionPlugin } from '../../../common/session.ts'
 import { AppLogin, OidcStatus, OwnerFacts, SessionContract } from '../model/auth.ts'
 import { appLogin, type DiscoveryState, oidcStatus, ownerFacts, sessionContract } from '../service/auth.ts'
 import type { PwsDeps } from '../service/deps.ts'
 
 export interface AuthRouteDeps {
   deps: PwsDeps
-  access: ReturnType<typeof accessPlugin>
-  verifier: SessionVerifier
+  sessions: ReturnType<typeof sessionPlugin>
+  sessionOptions: SessionOptions
   discovery(): DiscoveryState
 }
 
 /** The login contract's read routes (open: they describe, they never reveal a secret) and owner facts. */
-export const authRoutes = ({ deps, access, verifier, discovery }: AuthRouteDeps) =>
+export const authRoutes = ({ deps, sessions, sessionOptions, discovery }: AuthRouteDeps) =>
   new Elysia({ name: 'pws:auth' })
-    .use(access)
+    .use(sessions)
     .get('/api/v1/auth/oidc/status', () => oidcStatus(deps, discovery()), {
       response: { 200: OidcStatus },
       detail: { summary: 'OIDC configuration and admitted-surface posture (200 also when unconfigured)' },
     })
     .get(
       '/api/v1/auth/oidc/session-contract',
-      ({ request }) =>
-        sessionContract(deps, verifier, cookieValue(request.headers.get('cookie'), SESSION_COOKIE)),
+      ({ cookie }) => sessionContract(deps, sessionOptions, cookie[SESSION_COOKIE]?.value),
       {
         response: { 200: SessionContract },
         detail: {
@@ -37,7 +36,7 @@ export const authRoutes = ({ deps, access, verifier, discovery }: AuthRouteDeps)
       detail: { summary: 'Identity summary and the operator-console app-login contract' },
     })
     .get('/api/v1/owner-facts', () => ownerFacts(deps), {
-      role: 'viewer',
+      session: 'viewer',
       response: { 200: OwnerFacts, ...errorResponses(401, 403) },
       detail: { summary: 'Owner facts: read-only, authenticated (401 missing or stale session)' },
     })

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import { errorResponses } from '../../../common/errors.ts'
-import type { accessPlugin } from '../access.ts'
+import type { sessionPlugin } from '../../../common/session.ts'
 import { ProjectParams } from '../model/common.ts'
 import {
   CreateCycleRequest,
@@ -42,13 +42,13 @@ const sync = errorResponses(400, 401, 403, 404, 409, 413, 415, 503)
 
 export const planningRoutes = (
   deps: PwsDeps,
-  access: ReturnType<typeof accessPlugin>,
+  sessions: ReturnType<typeof sessionPlugin>,
   repo: PlanningRepo | undefined,
 ) =>
   new Elysia({ name: 'pws:planning' })
-    .use(access)
+    .use(sessions)
     .get(`${P}/planning/cycles`, ({ params }) => cyclesOf(deps, params.project_id), {
-      role: 'viewer',
+      session: 'viewer',
       params: ProjectParams,
       response: { 200: CycleList, ...read },
       detail: { summary: 'Planning cycles with their task counts' },
@@ -60,7 +60,7 @@ export const planningRoutes = (
         return createCycle(deps, params.project_id, body)
       },
       {
-        role: 'operator',
+        session: 'operator',
         params: ProjectParams,
         body: CreateCycleRequest,
         response: { 201: Cycle, ...write },
@@ -68,7 +68,7 @@ export const planningRoutes = (
       },
     )
     .get(`${P}/planning/modules`, ({ params }) => modulesOf(deps, params.project_id), {
-      role: 'viewer',
+      session: 'viewer',
       params: ProjectParams,
       response: { 200: ModuleList, ...read },
       detail: { summary: 'Planning modules with their task counts' },
@@ -80,7 +80,7 @@ export const planningRoutes = (
         return createModule(deps, params.project_id, body)
       },
       {
-        role: 'operator',
+        session: 'operator',
         params: ProjectParams,
         body: CreateModuleRequest,
         response: { 201: Module, ...write },
@@ -88,7 +88,7 @@ export const planningRoutes = (
       },
     )
     .get(`${P}/planning/pages`, ({ params }) => pagesOf(deps, params.project_id), {
-      role: 'viewer',
+      session: 'viewer',
       params: ProjectParams,
       response: { 200: PageList, ...read },
       detail: { summary: 'Planning pages (without bodies) and their sync_state' },
@@ -100,7 +100,7 @@ export const planningRoutes = (
         return createPage(deps, params.project_id, body)
       },
       {
-        role: 'operator',
+        session: 'operator',
         params: ProjectParams,
         body: CreatePageRequest,
         response: { 201: Page, ...write },
@@ -108,7 +108,7 @@ export const planningRoutes = (
       },
     )
     .post(`${P}/planning/pages/sync-from-repo`, ({ params }) => syncFromRepo(deps, repo, params.project_id), {
-      role: 'operator',
+      session: 'operator',
       params: ProjectParams,
       response: { 200: RepoSyncResult, ...sync },
       detail: {
@@ -117,7 +117,7 @@ export const planningRoutes = (
       },
     })
     .get(`${P}/planning/pages/:slug`, ({ params }) => getPage(deps, params.project_id, params.slug), {
-      role: 'viewer',
+      session: 'viewer',
       params: PageParams,
       response: { 200: Page, ...read },
       detail: { summary: 'One page with its body and version_token' },
@@ -126,7 +126,7 @@ export const planningRoutes = (
       `${P}/planning/pages/:slug`,
       ({ params, body }) => updatePage(deps, params.project_id, params.slug, body),
       {
-        role: 'operator',
+        session: 'operator',
         params: PageParams,
         body: UpdatePageRequest,
         response: { 200: Page, ...write },
@@ -137,7 +137,7 @@ export const planningRoutes = (
       `${P}/planning/pages/:slug/pull-from-repo`,
       ({ params, body }) => pullPage(deps, repo, params.project_id, params.slug, body?.expected_version),
       {
-        role: 'operator',
+        session: 'operator',
         params: PageParams,
         body: PageSyncRequest,
         response: { 200: PageSyncResult, ...sync },
@@ -151,7 +151,7 @@ export const planningRoutes = (
       `${P}/planning/pages/:slug/push-to-repo`,
       ({ params, body }) => pushPage(deps, repo, params.project_id, params.slug, body?.expected_version),
       {
-        role: 'operator',
+        session: 'operator',
         params: PageParams,
         body: PageSyncRequest,
         response: { 200: PageSyncResult, ...sync },
@@ -169,7 +169,7 @@ export const planningRoutes = (
         result: await syncFromRepo(deps, repo, params.project_id),
       }),
       {
-        role: 'operator',
+        session: 'operator',
         params: ProjectParams,
         response: { 200: IntegrationSyncResult, ...sync },
         detail: { summary: 'The planning-tool integration: sync every page from the planning repository' },

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from 'bun:test'
-import { bootPws } from '../testing.ts'
+import { bootPws, sessionCookie } from '../testing.ts'
 
 const t = bootPws()
 afterAll(() => t.u.dispose())
@@ -68,16 +68,18 @@ describe('roles', () => {
     const noCookie = await t.u.request('/api/v1/projects')
     expect(noCookie.status).toBe(401)
     expect((await noCookie.json()).error.code).toBe('session_required')
-    const stale = await t.u.request('/api/v1/projects', { headers: { cookie: 'pm_session=stale.admin.x' } })
+    const stale = await t.u.request('/api/v1/projects', { headers: { cookie: await sessionCookie('stale') } })
     expect(stale.status).toBe(401)
     expect((await stale.json()).error.code).toBe('session_stale')
-    const forged = await t.u.request('/api/v1/projects', { headers: { cookie: 'pm_session=forged' } })
+    const forged = await t.u.request('/api/v1/projects', {
+      headers: { cookie: await sessionCookie('forged') },
+    })
     expect((await forged.json()).error.code).toBe('session_invalid')
     const viewerWrite = await t.send('POST', '/api/v1/projects', { project_id: 'v', name: 'v' }, 'viewer')
     expect(viewerWrite.status).toBe(403)
     expect((await viewerWrite.json()).error).toMatchObject({
       code: 'insufficient_role',
-      details: { required_role: 'operator', session_role: 'viewer' },
+      details: { required_role: 'operator', role: 'viewer' },
     })
     expect((await t.get('/api/v1/projects/v')).status).toBe(404)
   })

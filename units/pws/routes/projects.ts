@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import { errorResponses } from '../../../common/errors.ts'
-import type { accessPlugin } from '../access.ts'
+import type { sessionPlugin } from '../../../common/session.ts'
 import { ProjectParams } from '../model/common.ts'
 import { ActiveWorkflow, Doctor, OperatorDashboard } from '../model/overview.ts'
 import {
@@ -26,11 +26,11 @@ const P = '/api/v1/projects/:project_id'
 const read = errorResponses(400, 401, 403, 404)
 const write = errorResponses(400, 401, 403, 404, 409, 413, 415, 422)
 
-export const projectRoutes = (deps: PwsDeps, access: ReturnType<typeof accessPlugin>) =>
+export const projectRoutes = (deps: PwsDeps, sessions: ReturnType<typeof sessionPlugin>) =>
   new Elysia({ name: 'pws:projects' })
-    .use(access)
+    .use(sessions)
     .get('/api/v1/projects', ({ query }) => listProjectsPage(deps, query), {
-      role: 'viewer',
+      session: 'viewer',
       query: ProjectListQuery,
       response: { 200: ProjectList, ...read },
       detail: { summary: 'List projects (cursor pagination)' },
@@ -43,32 +43,32 @@ export const projectRoutes = (deps: PwsDeps, access: ReturnType<typeof accessPlu
         return project
       },
       {
-        role: 'operator',
+        session: 'operator',
         body: CreateProjectRequest,
         response: { 201: Project, ...write },
         detail: { summary: 'Create a project with the default lanes (409 project_exists)' },
       },
     )
     .get(P, ({ params }) => getProject(deps, params.project_id), {
-      role: 'viewer',
+      session: 'viewer',
       params: ProjectParams,
       response: { 200: Project, ...read },
       detail: { summary: 'One project (404 project_not_found)' },
     })
     .get(`${P}/lanes`, ({ params }) => lanesOf(deps, params.project_id), {
-      role: 'viewer',
+      session: 'viewer',
       params: ProjectParams,
       response: { 200: LaneList, ...read },
       detail: { summary: 'The lanes of the project, in board order, with task counts' },
     })
     .get(`${P}/board`, ({ params }) => board(deps, params.project_id), {
-      role: 'viewer',
+      session: 'viewer',
       params: ProjectParams,
       response: { 200: Board, ...read },
       detail: { summary: 'The board: every lane with its tasks' },
     })
     .get(`${P}/tasks`, ({ params, query }) => tasksPage(deps, params.project_id, query), {
-      role: 'viewer',
+      session: 'viewer',
       params: ProjectParams,
       query: TaskListQuery,
       response: { 200: TaskList, ...read },
@@ -84,7 +84,7 @@ export const projectRoutes = (deps: PwsDeps, access: ReturnType<typeof accessPlu
         return task
       },
       {
-        role: 'operator',
+        session: 'operator',
         params: ProjectParams,
         body: CreateTaskRequest,
         response: { 201: Task, ...write },
@@ -92,7 +92,7 @@ export const projectRoutes = (deps: PwsDeps, access: ReturnType<typeof accessPlu
       },
     )
     .get(`${P}/tasks/:task_key`, ({ params }) => getTask(deps, params.project_id, params.task_key), {
-      role: 'viewer',
+      session: 'viewer',
       params: TaskParams,
       response: { 200: Task, ...read },
       detail: { summary: 'One task with its version_token' },
@@ -101,7 +101,7 @@ export const projectRoutes = (deps: PwsDeps, access: ReturnType<typeof accessPlu
       `${P}/tasks/:task_key`,
       ({ params, body }) => updateTask(deps, params.project_id, params.task_key, body),
       {
-        role: 'operator',
+        session: 'operator',
         params: TaskParams,
         body: UpdateTaskRequest,
         response: { 200: Task, ...write },
@@ -113,7 +113,7 @@ export const projectRoutes = (deps: PwsDeps, access: ReturnType<typeof accessPlu
       },
     )
     .get(`${P}/active-workflow`, ({ params }) => activeWorkflow(deps, params.project_id), {
-      role: 'viewer',
+      session: 'viewer',
       params: ProjectParams,
       response: { 200: ActiveWorkflow, ...read },
       detail: {
@@ -121,13 +121,13 @@ export const projectRoutes = (deps: PwsDeps, access: ReturnType<typeof accessPlu
       },
     })
     .get(`${P}/doctor`, ({ params }) => doctor(deps, params.project_id), {
-      role: 'viewer',
+      session: 'viewer',
       params: ProjectParams,
       response: { 200: Doctor, ...read },
       detail: { summary: "Checks of the project's configuration and sync" },
     })
     .get(`${P}/operator-dashboard`, ({ params }) => operatorDashboard(deps, params.project_id), {
-      role: 'viewer',
+      session: 'viewer',
       params: ProjectParams,
       response: { 200: OperatorDashboard, ...read },
       detail: { summary: 'Operator dashboard: mode, doctor and integrations' },

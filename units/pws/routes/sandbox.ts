@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import { errorResponses } from '../../../common/errors.ts'
-import type { accessPlugin } from '../access.ts'
+import type { sessionPlugin } from '../../../common/session.ts'
 import { ProjectParams } from '../model/common.ts'
 import { SandboxReadParams, SandboxWriteRequest, SandboxWriteResponse } from '../model/sandbox.ts'
 import type { PwsDeps } from '../service/deps.ts'
@@ -8,9 +8,9 @@ import { readSandboxWrite, sandboxWrite } from '../service/sandbox.ts'
 
 const P = '/api/v1/projects/:project_id/adapter-sandbox/writes'
 
-export const sandboxRoutes = (deps: PwsDeps, access: ReturnType<typeof accessPlugin>) =>
+export const sandboxRoutes = (deps: PwsDeps, sessions: ReturnType<typeof sessionPlugin>) =>
   new Elysia({ name: 'pws:sandbox' })
-    .use(access)
+    .use(sessions)
     .post(
       P,
       async ({ params, body, set }) => {
@@ -19,7 +19,7 @@ export const sandboxRoutes = (deps: PwsDeps, access: ReturnType<typeof accessPlu
         return answer
       },
       {
-        role: 'admin',
+        session: 'admin',
         params: ProjectParams,
         body: SandboxWriteRequest,
         response: { 200: SandboxWriteResponse, ...errorResponses(400, 401, 403, 409, 413, 415, 422, 503) },
@@ -31,7 +31,7 @@ export const sandboxRoutes = (deps: PwsDeps, access: ReturnType<typeof accessPlu
       },
     )
     .get(`${P}/:scenario/:idempotency_key`, ({ params }) => readSandboxWrite(deps, params), {
-      role: 'admin',
+      session: 'admin',
       params: SandboxReadParams,
       response: { 200: SandboxWriteResponse, ...errorResponses(400, 401, 403, 404) },
       detail: { summary: 'The stored answer of a sandbox write (404 sandbox_write_not_found)' },

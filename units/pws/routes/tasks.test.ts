@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Json } from '../../../test/harness.ts'
-import { bootPws } from '../testing.ts'
+import { bootPws, sessionCookie } from '../testing.ts'
 
 const t = bootPws()
 const P = '/api/v1/projects/flow'
@@ -172,13 +172,10 @@ describe('tasks', () => {
   test('tasks survive a restart', async () => {
     const task = await createTask({ title: 'Durable' })
     const again = await t.u.restart()
-    try {
-      const res = await again.request(`${P}/tasks/${task.task_key}`, {
-        headers: { cookie: 'pm_session=test.viewer.x' },
-      })
-      expect((await res.json()).version_token).toBe(task.version_token)
-    } finally {
-      // the restarted unit shares the data directory; the suite's dispose removes it
-    }
+    const res = await again.request(`${P}/tasks/${task.task_key}`, {
+      headers: { cookie: await sessionCookie('viewer') },
+    })
+    expect((await res.json()).version_token).toBe(task.version_token)
+    await again.close()
   })
 })

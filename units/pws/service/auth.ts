@@ -1,5 +1,5 @@
 /** What the auth routes publish about login and sessions, and the owner facts. */
-import { ROLES, type SessionVerifier } from '../access.ts'
+import { ROLES, readSession, type SessionOptions } from '../../../common/session.ts'
 import { SANDBOX_SCENARIOS } from '../rules/sandbox.ts'
 import type { PwsDeps } from './deps.ts'
 import { admittedSurface, roleAdminPosture, VERIFY_PATHS } from './status.ts'
@@ -36,8 +36,20 @@ export function oidcStatus(deps: PwsDeps, discovery: DiscoveryState) {
   }
 }
 
-export async function sessionContract(deps: PwsDeps, verifier: SessionVerifier, token: string | undefined) {
-  const verdict = await verifier.verify(token)
+/** The caller's own session, as the session macro would judge it (without refusing). */
+async function currentSession(opts: SessionOptions, token: unknown) {
+  if (typeof token !== 'string' || token === '') return { state: 'missing' as const, role: null, sub: null }
+  if (!opts.secret) return { state: 'invalid' as const, role: null, sub: null }
+  const check = await readSession({ ...opts, secret: opts.secret }, token)
+  if (check.ok) return { state: 'valid' as const, role: check.session.role, sub: check.session.sub }
+  return {
+    state: check.code === 'session_stale' ? ('stale' as const) : ('invalid' as const),
+    role: null,
+    sub: null,
+  }
+}
+
+export async function sessionContract(deps: PwsDeps, opts: SessionOptions, token: unknown) {
   const oidc = deps.settings.oidc
   return {
     session_cookie: 'pm_session' as const,
@@ -54,13 +66,7 @@ export async function sessionContract(deps: PwsDeps, verifier: SessionVerifier, 
     role_claim: oidc?.roleClaim ?? 'pws_role',
     admin_posture: roleAdminPosture(deps),
     verify_paths: VERIFY_PATHS,
-    current_session: verdict.ok
-      ? { state: 'valid' as const, role: verdict.session.role, sub: verdict.session.sub }
-      : {
-          state: verdict.reason === 'missing' ? ('missing' as const) : verdict.reason,
-          role: null,
-          sub: null,
-        },
+    current_session: await currentSession(opts, token),
   }
 }
 

@@ -1,7 +1,7 @@
 /** What the open entry surfaces report: built from configuration, the contract and stored state. */
 import type { Database } from 'bun:sqlite'
+import { ROLES, SESSION_COOKIE } from '../../../common/session.ts'
 import { databaseReady } from '../../../db/sqlite.ts'
-import { ROLES, SESSION_COOKIE } from '../access.ts'
 import { PROVIDERS } from '../rules/delivery.ts'
 import { GIT_POLL_FALLBACK_MINUTES } from '../rules/summary.ts'
 import { latestWebhooks, projectCounts } from '../store.ts'
