@@ -2,6 +2,7 @@ import { join } from 'node:path'
 import { Type as T } from '@sinclair/typebox'
 import { Elysia } from 'elysia'
 import { urlString } from '../../common/config.ts'
+import { credentials } from '../../common/credentials.ts'
 import { sessionConfigProblems, sessionEnv, sessionOptions, sessionPlugin } from '../../common/session.ts'
 import { defineUnit, type HttpUnit } from '../../common/unit.ts'
 import { migrations } from '../../db/migrations/pws/index.ts'
@@ -15,6 +16,7 @@ import { planningRoutes } from './routes/planning.ts'
 import { projectRoutes } from './routes/projects.ts'
 import { sandboxRoutes } from './routes/sandbox.ts'
 import { statusRoutes } from './routes/status.ts'
+import { supportRoutes } from './routes/support.ts'
 import { PROVIDERS, type Provider } from './rules/delivery.ts'
 import type { ProviderSettings, PwsDeps, PwsSettings } from './service/deps.ts'
 
@@ -122,6 +124,13 @@ export const definePws = (clock: () => number = Date.now): HttpUnit =>
       const contract = pwsContract()
       const sessionOpts = sessionOptions(c)
       const sessions = sessionPlugin(sessionOpts)
+      const creds = credentials({
+        supportHandoff: {
+          kind: 'bearer',
+          tokens: [c.PWS_SUPPORT_HANDOFF_TOKEN],
+          description: 'PWS_SUPPORT_HANDOFF_TOKEN: the token EIS presents on the support handoff.',
+        },
+      })
       const settings: PwsSettings = {
         sandbox: {
           enabled: c.ADAPTER_SANDBOX_WRITE_ENABLED,
@@ -165,6 +174,7 @@ export const definePws = (clock: () => number = Date.now): HttpUnit =>
         .use(agentRoutes(deps, sessions))
         .use(sandboxRoutes(deps, sessions))
         .use(planningRoutes(deps, sessions, planningRepo))
+        .use(supportRoutes(deps, creds))
         .use(
           authRoutes({
             deps,
@@ -173,7 +183,7 @@ export const definePws = (clock: () => number = Date.now): HttpUnit =>
             discovery: () => ({ state: settings.oidc ? 'not_checked' : 'not_configured', message: null }),
           }),
         )
-      return { routes, securitySchemes: sessions.securitySchemes }
+      return { routes, securitySchemes: { ...sessions.securitySchemes, ...creds.securitySchemes } }
     },
   })
 

@@ -4,8 +4,10 @@ import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { bootForTest, type Json, type RunningUnit, runUnitProcess, tempDir } from '../../test/harness.ts'
 import { httpUnits } from '../registry.ts'
+import { sessionCookie, TEST_SESSION_SECRET } from './testing.ts'
 
 const dataDir = tempDir('svc-pws-proc-')
+const TOKEN = 'proc-handoff-token-0123456789'
 const running: RunningUnit[] = []
 afterAll(async () => {
   for (const p of running) if (p.proc.exitCode === null) await p.stop()
@@ -18,12 +20,20 @@ const getJson = async (url: string) => {
 }
 
 test('serves its open surfaces, refuses operator routes without a session, and PRS sees no drift', async () => {
-  const pws = await runUnitProcess('pws', '/healthz', { SVC_DATA_DIR: dataDir })
+  const env = {
+    SVC_DATA_DIR: dataDir,
+    PWS_SESSION_SECRET: TEST_SESSION_SECRET,
+    PWS_SUPPORT_HANDOFF_TOKEN: TOKEN,
+  }
+  const pws = await runUnitProcess('pws', '/healthz', env)
   running.push(pws)
   expect((await getJson(`${pws.url}/healthz`)).body).toMatchObject({ status: 'ok', service: 'pws' })
   const ready = await getJson(`${pws.url}/readyz`)
   expect(ready.status).toBe(200)
-  expect(ready.body).toMatchObject({ status: 'degraded', checks: { database: true, oidc: 'unconfigured' } })
+  expect(ready.body).toMatchObject({
+    status: 'degraded',
+    checks: { database: true, oidc: 'unconfigured', sessions: 'available', support_handoff: 'configured' },
+  })
   for (const path of ['/versionz', '/contractz', '/platform-presencez', '/platform-compatibilityz']) {
     expect((await getJson(`${pws.url}${path}`)).status).toBe(200)
   }
@@ -57,5 +67,27 @@ test('serves its open surfaces, refuses operator routes without a session, and P
   } finally {
     await prs.dispose()
   }
+  // EIS hands a ticket over; an operator sees it; it survives a restart.
+  const handoff = await fetch(`${pws.url}/api/v1/support/handoff`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+    body: JSON.stringify({
+      correlation_id: 'proc-1',
+      source: { system: 'zammad', ticket_id: '1', event: 'ticket.created' },
+      ticket: { id: '1', state: 'open', priority: 'normal', title: 'From the real process' },
+    }),
+  })
+  expect(handoff.status).toBe(201)
   expect(await pws.stop('SIGTERM')).toBe(0)
+  expect(await pws.output()).not.toContain(TOKEN)
+  const again = await runUnitProcess('pws', '/healthz', env)
+  running.push(again)
+  const tasks = await fetch(`${again.url}/api/v1/projects/support/tasks`, {
+    headers: { cookie: await sessionCookie('viewer') },
+  })
+  expect(((await tasks.json()) as Json).items[0]).toMatchObject({
+    title: 'From the real process',
+    work_class: 'case_linked_work',
+  })
+  expect(await again.stop('SIGINT')).toBe(0)
 })
