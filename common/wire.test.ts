@@ -29,6 +29,15 @@ function appWithLog() {
     })
     .post('/echo', ({ body }) => body, { body: t.Object({ token: t.String({ minLength: 40 }) }) })
     .post('/any', ({ body }) => ({ got: body ?? null }), { body: t.Optional(t.Unknown()) })
+    .get('/list', ({ query }) => query, {
+      query: t.Object({
+        kind: t.Optional(t.Union([t.Literal('open'), t.Literal('closed')])),
+        limit: t.Optional(t.Integer({ minimum: 1, maximum: 100 })),
+      }),
+    })
+    .post('/options', ({ body }) => body, {
+      body: t.Object({ dry_run: t.Optional(t.Boolean({ default: false })) }),
+    })
   return { app, lines }
 }
 
@@ -116,5 +125,43 @@ describe('wire', () => {
     expect(empty.status).toBe(200)
     const required = await postJson(app, '/echo', '')
     expect(required.status).toBe(400)
+  })
+
+  test('validation details name the field, the expectation and the allowed values of an enum', async () => {
+    const { app } = appWithLog()
+    const details = async (path: string) => (await (await call(app, path)).json()).error.details
+    expect(await details('/list?kind=')).toEqual([
+      { path: '/kind', message: "kind: expected one of 'open', 'closed'" },
+    ])
+    for (const limit of ['-1', 'abc', '1.5']) {
+      expect(await details(`/list?limit=${limit}`)).toEqual([
+        { path: '/limit', message: 'limit: expected an integer >= 1, <= 100' },
+      ])
+    }
+  })
+
+  test('a value whose own keys shadow Object.prototype is refused with a 400 naming the field', async () => {
+    const { app } = appWithLog()
+    for (const value of [
+      { toString: [] },
+      { toString: [], valueOf: [] },
+      { constructor: 1, __proto__: [] },
+    ]) {
+      const res = await postJson(app, '/echo', JSON.stringify({ token: value }))
+      expect(res.status).toBe(400)
+      expect((await res.json()).error.details).toEqual([
+        { path: '/token', message: 'token: expected a string of length >= 40' },
+      ])
+    }
+  })
+
+  test('an object body with defaults refuses every body that is not an object', async () => {
+    const { app } = appWithLog()
+    for (const text of ['[1,2,3]', '"hello"', '42', 'null', 'true']) {
+      const res = await postJson(app, '/options', text)
+      expect(res.status).toBe(400)
+      expect((await res.json()).error.details).toEqual([{ path: '/', message: 'body: expected an object' }])
+    }
+    expect(await (await postJson(app, '/options', '{}')).json()).toEqual({ dry_run: false })
   })
 })

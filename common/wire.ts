@@ -3,6 +3,7 @@ import { AppError, appErrorBody, type Envelope, envelope } from './errors.ts'
 import type { Logger } from './logger.ts'
 import type { HttpMetrics } from './metrics.ts'
 import { newId } from './time.ts'
+import { validationDetails, validationPart } from './validation.ts'
 
 export interface WireOptions {
   unit: string
@@ -31,14 +32,6 @@ function mediaType(request: Request): string {
   const raw = request.headers.get('content-type') ?? ''
   const semi = raw.indexOf(';')
   return (semi === -1 ? raw : raw.slice(0, semi)).trim().toLowerCase()
-}
-
-/** The pieces of a validation error a client may see: where and what, never the input itself. */
-function validationDetails(error: unknown): { path: string; message: string }[] {
-  const all = (error as { all?: { path?: string; message?: string; summary?: string }[] }).all ?? []
-  return all
-    .slice(0, 20)
-    .map((e) => ({ path: e.path || '/', message: e.summary ?? e.message ?? 'invalid value' }))
 }
 
 /**
@@ -184,12 +177,11 @@ export function toEnvelope(code: string | number, error: unknown): { status: num
       if ((error as { type?: string }).type === 'response') {
         return { status: 500, body: envelope('internal_error', 'The service produced an invalid response.') }
       }
-      const where = (error as { type?: string }).type ?? 'request'
       return {
         status: 400,
         body: envelope(
           'validation_failed',
-          `The ${where} does not match the route's schema.`,
+          `The ${validationPart(error)} does not match the route's schema.`,
           validationDetails(error),
         ),
       }
