@@ -57,6 +57,8 @@ export interface HttpUnit<P extends TProperties = TProperties> {
    * schemes they require in `detail.security`, where their access is declared (RMS: its auth macro).
    */
   securitySchemes?: Record<string, Record<string, unknown>>
+  /** Replaces the 413 envelope for this unit (the mailbox adapter answers text `payload too large`). */
+  payloadTooLarge?: () => Response
   /** Extra start-up checks across variables; each returned line is one bad variable. */
   validate?(config: UnitConfig<P>): string[]
   build(ctx: UnitContext<UnitConfig<P>>): UnitInstance

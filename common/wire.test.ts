@@ -17,7 +17,7 @@ function appWithLog() {
   })
   const log = createLogger('t', 'info', sink)
   const app = new Elysia()
-    .use(wire({ unit: 't', log, metrics: createHttpMetrics('t'), maxBodyBytes: 1024 }))
+    .use(wire({ unit: 't', log, metrics: createHttpMetrics('t'), maxBodyBytes: 64 * 1024 }))
     .get('/boom', () => {
       throw new Error('secret internals at /work/main/x.ts')
     })
@@ -164,4 +164,44 @@ describe('wire', () => {
     }
     expect(await (await postJson(app, '/options', '{}')).json()).toEqual({ dry_run: false })
   })
+
+  test('a unit may replace the 413 body; the status, request id and log line stay', async () => {
+    const app = new Elysia()
+      .use(
+        wire({
+          unit: 'm',
+          log: createLogger('m', 'silent'),
+          metrics: createHttpMetrics('m'),
+          maxBodyBytes: 1024,
+          payloadTooLarge: () =>
+            new Response('payload too large', { headers: { 'content-type': 'text/plain; charset=utf-8' } }),
+        }),
+      )
+      .post('/publish', ({ body }) => body, { body: t.Object({ topic: t.String() }) })
+    for (const body of [JSON.stringify({ topic: 'x'.repeat(2000) }), chunkedBody(2000)]) {
+      const res = await call(app, '/publish', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-request-id': 'big-1' },
+        body,
+      })
+      expect(res.status).toBe(413)
+      expect(res.headers.get('x-request-id')).toBe('big-1')
+      expect(res.headers.get('content-type')).toBe('text/plain; charset=utf-8')
+      expect(await res.text()).toBe('payload too large')
+    }
+    const { app: plain } = appWithLog()
+    const res = await postJson(plain, '/any', JSON.stringify('x'.repeat(100_000)))
+    expect(res.status).toBe(413)
+    expect((await res.json()).error.code).toBe('payload_too_large')
+  })
 })
+
+/** A body with no length: counted on the bytes read. */
+function chunkedBody(bytes: number): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode(JSON.stringify({ topic: 'y'.repeat(bytes) })))
+      controller.close()
+    },
+  })
+}

@@ -14,6 +14,8 @@ export interface WireOptions {
   formRoutes?: readonly string[]
   /** Routes polled by probes and scrapers (liveness, readiness, metrics): logged at debug, not info. */
   probeRoutes?: readonly string[]
+  /** Replaces the 413 envelope (the mailbox adapter answers text `payload too large`). */
+  payloadTooLarge?: () => Response
 }
 
 interface RequestState {
@@ -77,11 +79,9 @@ export function wire(opts: WireOptions) {
       set.headers['x-request-id'] = id
       set.headers['x-content-type-options'] = 'nosniff'
       const length = Number(request.headers.get('content-length') ?? 0)
-      if (length > opts.maxBodyBytes) {
-        throw new AppError(413, 'payload_too_large', `The request body exceeds ${opts.maxBodyBytes} bytes.`)
-      }
+      if (length > opts.maxBodyBytes) throw payloadTooLarge(opts.maxBodyBytes)
     })
-    .onParse({ as: 'global' }, ({ request, route }) => {
+    .onParse({ as: 'global' }, async ({ request, route }) => {
       const type = mediaType(request)
       const allowed = formRoutes.has(`${request.method} ${route}`) ? FORM_TYPES : JSON_TYPES
       if (!allowed.has(type)) {
@@ -94,7 +94,10 @@ export function wire(opts: WireOptions) {
           },
         )
       }
-      if (type === 'application/json') return parseJsonBody(request)
+      if (type === 'application/json') return parseJsonBody(await readBounded(request, opts.maxBodyBytes))
+      // Forms are parsed by Elysia; a body without a length is counted on a copy first.
+      if (!request.headers.has('content-length'))
+        await readBounded(request.clone() as Request, opts.maxBodyBytes)
     })
     .onAfterHandle({ as: 'global' }, ({ request, route, set, responseValue }) => {
       const status =
@@ -108,12 +111,50 @@ export function wire(opts: WireOptions) {
     .onError({ as: 'global' }, ({ code, error, set, request, route }) => {
       const { status, body } = toEnvelope(code, error)
       set.status = status
+      if (status === 413 && opts.payloadTooLarge) {
+        record(request, route || 'unmatched', status)
+        const res = opts.payloadTooLarge()
+        return new Response(res.body, { status, headers: mergeHeaders(res.headers, set.headers) })
+      }
       if (status >= 500) {
         log.error({ req_id: states.get(request)?.id, err: errorForLog(error), code }, 'request failed')
       }
       record(request, route || 'unmatched', status)
       return body
     })
+}
+
+function mergeHeaders(own: Headers, shared: Record<string, unknown>): Headers {
+  const out = new Headers(own)
+  for (const [name, value] of Object.entries(shared)) {
+    if (typeof value === 'string' && !out.has(name)) out.set(name, value)
+  }
+  return out
+}
+
+const payloadTooLarge = (max: number) =>
+  new AppError(413, 'payload_too_large', `The request body exceeds ${max} bytes.`)
+
+/**
+ * The body as text, counted on the bytes actually received: a chunked body has no length to
+ * check up front, so reading stops at the first byte over the limit.
+ */
+async function readBounded(request: Request, max: number): Promise<string> {
+  if (!request.body) return ''
+  const reader = request.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > max) {
+      await reader.cancel().catch(() => {})
+      throw payloadTooLarge(max)
+    }
+    chunks.push(value)
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks))
 }
 
 /**
@@ -123,8 +164,7 @@ export function wire(opts: WireOptions) {
  * I-JSON (RFC 7493) forbids and RFC 8785 hashing cannot encode. An empty body is left to
  * Elysia, so routes with an optional body still see `undefined`.
  */
-async function parseJsonBody(request: Request): Promise<unknown> {
-  const text = await request.text()
+function parseJsonBody(text: string): unknown {
   if (text.trim() === '') return undefined
   let value: unknown
   try {
