@@ -111,3 +111,17 @@ describe('defect 7: validation messages name the field and what it expects', () 
     }
   })
 })
+
+describe('defect 8: CI never ends a process it did not start', () => {
+  test('.ci/run signals only the process it started, and keeps service starts off during installs', async () => {
+    const script = await Bun.file(`${import.meta.dir}/../.ci/run`).text()
+    const code = script
+      .split('\n')
+      .filter((l) => !l.trim().startsWith('#'))
+      .join('\n')
+    expect(code).not.toMatch(/\b(pkill|killall|systemctl\s+stop|service\s+\S+\s+stop)\b/)
+    for (const kill of code.match(/\bkill\b[^;\n]*/g) ?? []) expect(kill).toMatch(/^kill -TERM \$pid\b/)
+    expect(code).toContain('pid=$!')
+    expect(code).toContain('policy-rc.d')
+  })
+})
