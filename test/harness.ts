@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { TProperties } from '@sinclair/typebox'
+import type { Logger } from '../common/logger.ts'
 import { type BootedUnit, bootUnit, type Env } from '../common/runtime.ts'
 import type { HttpUnit, UnitConfig } from '../common/unit.ts'
 
@@ -38,9 +39,11 @@ export function bootForTest<P extends TProperties>(
   unit: HttpUnit<P>,
   env: Env = {},
   dataDir = tempDir(`svc-${unit.name}-`),
+  /** A logger to read the unit's log lines; silent by default. */
+  log?: Logger,
 ): TestUnit<UnitConfig<P>> {
   const fullEnv: Env = { SVC_ENV: 'test', LOG_LEVEL: 'silent', SVC_DATA_DIR: dataDir, ...env }
-  const booted = bootUnit(unit, fullEnv)
+  const booted = bootUnit(unit, fullEnv, { log })
   const request = (path: string, init?: RequestInit) =>
     booted.app.handle(new Request(`http://localhost${path}`, init))
   return {
