@@ -19,7 +19,12 @@ test("the README's default `docker run` (WEB, production) starts: the image's en
   const flags = Object.fromEntries(
     [...(example ?? '').matchAll(/-e ([A-Z_]+)=(\S+)/g)].map((m) => [m[1] ?? '', m[2] ?? '']),
   )
-  const env = { ...imageEnv(dockerfile), ...flags, SVC_DATA_DIR: tempDir(), LOG_LEVEL: 'info' }
+  const env: Record<string, string | undefined> = {
+    ...imageEnv(dockerfile),
+    ...flags,
+    SVC_DATA_DIR: tempDir(),
+    LOG_LEVEL: 'info',
+  }
   expect(env.SVC_ENV).toBe('production')
   // runUnitProcess binds 127.0.0.1 on a free port instead of the image's 0.0.0.0:18080.
   const unit = await runUnitProcess('web', '/health', env)
