@@ -5,7 +5,7 @@
  * RMS) are generated once per start unless the operator set them.
  */
 import { randomBytes } from 'node:crypto'
-import type { Env } from '../common/runtime.ts'
+import type { Env } from '../runtime/run.ts'
 import { httpUnits } from '../units/registry.ts'
 
 type UnitName = keyof typeof httpUnits

@@ -11,7 +11,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from '../common/cli.ts'
 import { ConfigError } from '../common/config.ts'
-import { openUnitDatabase, probeFile, readUnitConfig, runUnit } from '../common/runtime.ts'
+import { openUnitDatabase, probeFile, readUnitConfig, runUnit } from '../runtime/run.ts'
 import { cliUnits, httpUnits, registeredUnit, unitNames } from '../units/registry.ts'
 import { runSuite } from './suite.ts'
 

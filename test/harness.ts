@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { TProperties } from '@sinclair/typebox'
 import type { Logger } from '../common/logger.ts'
-import { type BootedUnit, bootUnit, type Env } from '../common/runtime.ts'
-import type { HttpUnit, UnitConfig } from '../common/unit.ts'
+import { type BootedUnit, bootUnit, type Env } from '../runtime/run.ts'
+import type { HttpUnit, UnitConfig } from '../runtime/unit.ts'
 
 const ROOT = join(import.meta.dir, '..')
 

@@ -1,11 +1,11 @@
 import type { Database } from 'bun:sqlite'
 import type { Static, TObject, TProperties } from '@sinclair/typebox'
 import type { AnyElysia } from 'elysia'
+import type { BaseConfig } from '../common/config.ts'
+import type { Logger } from '../common/logger.ts'
+import type { HttpMetrics } from '../common/metrics.ts'
 import type { Migration } from '../db/migrate.ts'
 import type { Db } from '../db/sqlite.ts'
-import type { BaseConfig } from './config.ts'
-import type { Logger } from './logger.ts'
-import type { HttpMetrics } from './metrics.ts'
 
 export type UnitConfig<P extends TProperties> = BaseConfig & Static<TObject<P>>
 
