@@ -79,3 +79,9 @@ test('`svc suite web` runs the unit as its own process and stops cleanly on SIGT
   proc.kill('SIGTERM')
   expect(await proc.exited).toBe(0)
 })
+
+test('EIS gets the PWS support handoff route PWS serves (singular) and the token PWS expects', () => {
+  const envs = suiteEnv(['eis', 'pws'], {})
+  expect(envs.eis?.SVC_SUPPORT_HANDOFF_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1\/support\/handoff$/)
+  expect(envs.eis?.SVC_SUPPORT_HANDOFF_TOKEN).toBe(envs.pws?.PWS_SUPPORT_HANDOFF_TOKEN)
+})

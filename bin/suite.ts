@@ -5,16 +5,33 @@
  * RMS) are generated once per start unless the operator set them.
  */
 import { randomBytes } from 'node:crypto'
-import type { Env } from '../common/runtime.ts'
+import type { Env } from '../runtime/run.ts'
 import { httpUnits } from '../units/registry.ts'
 
 type UnitName = keyof typeof httpUnits
 
 const LOOPBACK = '127.0.0.1'
 
+const MAX_PORT = 65535
+
+/** SVC_SUITE_PORT_OFFSET as an integer; empty or unset is 0. */
+function portOffset(env: Env): number {
+  const raw = env.SVC_SUITE_PORT_OFFSET?.trim() ?? ''
+  return raw === '' ? 0 : Number(raw)
+}
+
 /** A unit's port in the suite: its default, shifted by SVC_SUITE_PORT_OFFSET (two suites on one host). */
 export function suitePort(name: string, env: Env): number {
-  return (httpUnits[name as UnitName]?.port ?? 0) + Number(env.SVC_SUITE_PORT_OFFSET ?? 0)
+  return (httpUnits[name as UnitName]?.port ?? 0) + portOffset(env)
+}
+
+/** The offset's problem, as one line naming the variable, or undefined when every port is valid. */
+export function portOffsetProblem(names: readonly string[], env: Env): string | undefined {
+  const offset = portOffset(env)
+  const ports = names.map((n) => suitePort(n, env))
+  if (Number.isInteger(offset) && ports.every((p) => p >= 1 && p <= MAX_PORT)) return undefined
+  const given = JSON.stringify(env.SVC_SUITE_PORT_OFFSET)
+  return `SVC_SUITE_PORT_OFFSET: expected an integer that keeps every unit's port within 1-${MAX_PORT}, got ${given}`
 }
 
 /** The peer wiring: which variable of which consumer points at which producer route. */
@@ -46,7 +63,7 @@ export function suiteEnv(names: readonly string[], env: Env): Record<string, Env
     eis: {
       ERP_API_SHARED_SECRET: contactSecret,
       ...(has('pws') && {
-        SVC_SUPPORT_HANDOFF_URL: `${url('pws')}/api/v1/support/handoffs`,
+        SVC_SUPPORT_HANDOFF_URL: `${url('pws')}/api/v1/support/handoff`,
         SVC_SUPPORT_HANDOFF_TOKEN: handoffToken,
       }),
     },
@@ -80,6 +97,11 @@ export async function runSuite(requested: string[], env: Env): Promise<void> {
     process.exit(2)
   }
   const names = requested.length > 0 ? requested : Object.keys(httpUnits)
+  const offsetProblem = portOffsetProblem(names, env)
+  if (offsetProblem) {
+    process.stderr.write(`svc suite: bad configuration: ${offsetProblem}\n`)
+    process.exit(2)
+  }
   const envs = suiteEnv(names, env)
   const children = names.map((name) =>
     Bun.spawn(unitCommand(name), { env: envs[name], stdout: 'inherit', stderr: 'inherit', stdin: 'ignore' }),
@@ -97,6 +119,8 @@ export async function runSuite(requested: string[], env: Env): Promise<void> {
   const codes = await Promise.all(
     children.map(async (child, i) => {
       const code = await child.exited
+      // A unit the stop signal reached before it installed its handler had nothing to drain.
+      if (stopping && child.signalCode !== null) return 0
       if (!stopping) {
         process.stderr.write(`svc suite: ${names[i]} exited with ${code}; stopping the suite\n`)
         stop('SIGTERM')

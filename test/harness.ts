@@ -7,13 +7,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { TProperties } from '@sinclair/typebox'
 import { type AnyElysia, Elysia } from 'elysia'
-import { createLogger } from '../common/logger.ts'
+import { createLogger, type Logger } from '../common/logger.ts'
 import { createHttpMetrics } from '../common/metrics.ts'
 import { openApiDocument } from '../common/openapi.ts'
-import { type BootedUnit, bootUnit, type Env } from '../common/runtime.ts'
 import { rawBodyRouteKeys } from '../common/signature.ts'
-import type { HttpUnit, UnitConfig } from '../common/unit.ts'
 import { wire } from '../common/wire.ts'
+import { type BootedUnit, bootUnit, type Env } from '../runtime/run.ts'
+import type { HttpUnit, UnitConfig } from '../runtime/unit.ts'
 
 const ROOT = join(import.meta.dir, '..')
 
@@ -67,9 +67,11 @@ export function bootForTest<P extends TProperties>(
   unit: HttpUnit<P>,
   env: Env = {},
   dataDir = tempDir(`svc-${unit.name}-`),
+  /** A logger to read the unit's log lines; silent by default. */
+  log?: Logger,
 ): TestUnit<UnitConfig<P>> {
   const fullEnv: Env = { SVC_ENV: 'test', LOG_LEVEL: 'silent', SVC_DATA_DIR: dataDir, ...env }
-  const booted = bootUnit(unit, fullEnv)
+  const booted = bootUnit(unit, fullEnv, { log })
   const request = (path: string, init?: RequestInit) =>
     booted.app.handle(new Request(`http://localhost${path}`, init))
   return {

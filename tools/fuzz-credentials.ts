@@ -3,7 +3,7 @@
  * fields for its requests, and any fake peer the credentials need. A unit without an entry is
  * fuzzed with its default configuration and no credentials (right for open units).
  */
-import type { Env } from '../common/runtime.ts'
+import type { Env } from '../runtime/run.ts'
 import { fakePeer, json } from '../test/harness.ts'
 
 export interface FuzzSetup {

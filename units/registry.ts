@@ -7,8 +7,8 @@
  * that loads it (docs/benchmarks.md).
  */
 import type { CliUnit } from '../common/cli.ts'
-import type { HttpUnit } from '../common/unit.ts'
 import type { UnitMeta } from '../common/unit-meta.ts'
+import type { HttpUnit } from '../runtime/unit.ts'
 import { meta as als } from './als/meta.ts'
 import { meta as prs } from './prs/meta.ts'
 import { meta as pws } from './pws/meta.ts'

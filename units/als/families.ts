@@ -1,7 +1,7 @@
 import { Type as T } from '@sinclair/typebox'
 import type { Logger } from '../../common/logger.ts'
 import { callPeer } from '../../common/peer.ts'
-import type { BackgroundTask } from '../../common/unit.ts'
+import type { BackgroundTask } from '../../runtime/unit.ts'
 
 /** The part of PRS's `GET /api/v1/contracts/matrix` ALS relies on (CONTRACTS.md §4). */
 export const MatrixAnswer = T.Object(

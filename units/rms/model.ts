@@ -142,7 +142,12 @@ export const Manifest = t.Object(
     ),
     runtime_contract: t.Object(
       {
-        port_policy: t.String(),
+        port_policy: t.Object({
+          policy: t.Literal('static-required'),
+          published_host_port: Type.Integer(),
+          container_port: Type.Integer(),
+          discovery: t.String(),
+        }),
         published_host_port: Type.Integer(),
         container_port: Type.Integer(),
       },

@@ -34,7 +34,11 @@ describe('rms as a real process', () => {
     running.push(a)
     expect((await getJson(`${a.url}/health`)).body).toMatchObject({ status: 'ok', service: 'rms' })
     const manifest = (await getJson(`${a.url}/platform-manifest.json`)).body
-    expect(manifest.runtime_contract.port_policy).toBe('static-required')
+    expect(manifest.runtime_contract.port_policy).toMatchObject({
+      policy: 'static-required',
+      published_host_port: 18086,
+      container_port: 8080,
+    })
     expect(Object.keys(manifest.compatibility)).toEqual(
       expect.arrayContaining(['manifest_v2_claim_owner_projection', 'agent_tool_policy_projection']),
     )

@@ -1,7 +1,7 @@
 /** Test fixtures shared by the RMS tests: a fake projection layer and a booted RMS wired to it. */
 import { cpSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Env } from '../../common/runtime.ts'
+import type { Env } from '../../runtime/run.ts'
 import { bootForTest, type FakePeer, fakePeer, json, tempDir } from '../../test/harness.ts'
 import { rms } from './index.ts'
 

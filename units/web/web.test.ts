@@ -1,8 +1,10 @@
 import { Database } from 'bun:sqlite'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
+import { Writable } from 'node:stream'
 import { Value } from '@sinclair/typebox/value'
 import { hmacSha256Hex } from '../../common/hash.ts'
+import { createLogger } from '../../common/logger.ts'
 import { bootForTest, type FakePeer, fakePeer, json, type TestUnit } from '../../test/harness.ts'
 import { web } from './index.ts'
 import { HealthResponse, ReadyResponse, StatusDocument, VersionDocument } from './model.ts'
@@ -474,5 +476,48 @@ describe('wire conventions', () => {
       'application/x-www-form-urlencoded',
       'multipart/form-data',
     ])
+  })
+})
+
+describe('development without a Turnstile secret (quick start)', () => {
+  test("uses Cloudflare's always-pass test secret and says so in /ready notes and the start-up log", async () => {
+    const lines: string[] = []
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk))
+        done()
+      },
+    })
+    const dev = bootForTest(
+      web,
+      { SVC_ENV: 'development', TURNSTILE_SECRET_KEY: undefined },
+      undefined,
+      createLogger('web', 'info', sink),
+    )
+    try {
+      const ready = await dev.request('/ready')
+      expect(ready.status).toBe(200)
+      const body = await ready.json()
+      expect(body.checks.turnstile_secret_configured).toBe(true)
+      expect(body.notes.join(' ')).toContain('always-pass test secret')
+      expect(lines.join('')).toContain('always-pass test secret')
+      expect((await contact(dev, GOOD)).status).toBe(200)
+    } finally {
+      await dev.dispose()
+    }
+  })
+
+  test('production without a secret stays strict', async () => {
+    const prod = bootForTest(web, {
+      SVC_ENV: 'production',
+      PUBLIC_BASE_URL: 'https://example.com',
+      TURNSTILE_SECRET_KEY: undefined,
+    })
+    try {
+      expect((await prod.request('/ready')).status).toBe(503)
+      expect((await (await contact(prod, GOOD)).json()).error.code).toBe('turnstile_not_configured')
+    } finally {
+      await prod.dispose()
+    }
   })
 })
