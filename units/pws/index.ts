@@ -3,21 +3,27 @@ import { Type as T } from '@sinclair/typebox'
 import { Elysia } from 'elysia'
 import { urlString } from '../../common/config.ts'
 import { credentials } from '../../common/credentials.ts'
+import { createPoller } from '../../common/poller.ts'
 import { sessionConfigProblems, sessionEnv, sessionOptions, sessionPlugin } from '../../common/session.ts'
-import { defineUnit, type HttpUnit } from '../../runtime/unit.ts'
+import { hmacHex, signaturePlugin } from '../../common/signature.ts'
+import { sqliteLease } from '../../db/lease.ts'
 import { migrations } from '../../db/migrations/pws/index.ts'
+import { defineUnit, type HttpUnit } from '../../runtime/unit.ts'
 import { pwsContract } from './manifest.ts'
 import { meta } from './meta.ts'
 import { createPwsMetrics } from './metrics.ts'
 import { createPlanningRepo } from './planning-repo.ts'
 import { agentRoutes } from './routes/agents.ts'
 import { authRoutes } from './routes/auth.ts'
+import { deliveryRoutes, webhookRoutes } from './routes/delivery.ts'
 import { planningRoutes } from './routes/planning.ts'
 import { projectRoutes } from './routes/projects.ts'
 import { sandboxRoutes } from './routes/sandbox.ts'
 import { statusRoutes } from './routes/status.ts'
 import { supportRoutes } from './routes/support.ts'
 import { PROVIDERS, type Provider } from './rules/delivery.ts'
+import { GIT_POLL_FALLBACK_MINUTES } from './rules/summary.ts'
+import { pollAll } from './service/delivery.ts'
 import type { ProviderSettings, PwsDeps, PwsSettings } from './service/deps.ts'
 
 const integer = (min: number, max: number, dflt: number, description: string) =>
@@ -64,6 +70,12 @@ const env = {
     default: 'pws_role',
     description: 'the ID token claim with the role',
   }),
+  PWS_POLL_INTERVAL_S: integer(
+    1,
+    86_400,
+    GIT_POLL_FALLBACK_MINUTES * 60,
+    'seconds between provider polls (default 300)',
+  ),
   PWS_PEER_TIMEOUT_MS: integer(50, 60_000, 5000, 'milliseconds 50-60000'),
   ...providerEnv('GITHUB'),
   ...providerEnv('GITLAB'),
@@ -157,6 +169,26 @@ export const definePws = (clock: () => number = Date.now): HttpUnit =>
         counters: createPwsMetrics(ctx.metrics.registry, ctx.db, contract),
         now: clock,
       }
+      const hooks = settings.providers
+      const signatures = signaturePlugin({
+        githubWebhook: {
+          profile: hmacHex('X-Hub-Signature-256'),
+          secrets: hooks.github?.webhookSecrets ?? [],
+        },
+        giteaWebhook: { profile: hmacHex('X-Gitea-Signature'), secrets: hooks.gitea?.webhookSecrets ?? [] },
+      })
+      const gitlabCreds = credentials({
+        gitlabWebhook: { kind: 'header', header: 'X-Gitlab-Token', keys: hooks.gitlab?.webhookSecrets ?? [] },
+      })
+      // The poll fallback (spec: every 5 minutes); one process of several polls, by lease.
+      const poller = createPoller({
+        name: 'pws:provider-poll',
+        intervalMs: c.PWS_POLL_INTERVAL_S * 1000,
+        initialDelayMs: 1000,
+        lease: sqliteLease(ctx.db, 'pws:provider-poll', { durationMs: 10 * 60_000 }),
+        log: ctx.log,
+        run: () => pollAll(deps),
+      })
       const planningRepo = c.PWS_PLANNING_REPO
         ? createPlanningRepo(c.PWS_PLANNING_REPO, join(c.SVC_DATA_DIR, 'pws-planning'))
         : undefined
@@ -175,6 +207,8 @@ export const definePws = (clock: () => number = Date.now): HttpUnit =>
         .use(sandboxRoutes(deps, sessions))
         .use(planningRoutes(deps, sessions, planningRepo))
         .use(supportRoutes(deps, creds))
+        .use(deliveryRoutes(deps, sessions))
+        .use(webhookRoutes(deps, signatures, gitlabCreds))
         .use(
           authRoutes({
             deps,
@@ -183,7 +217,16 @@ export const definePws = (clock: () => number = Date.now): HttpUnit =>
             discovery: () => ({ state: settings.oidc ? 'not_checked' : 'not_configured', message: null }),
           }),
         )
-      return { routes, securitySchemes: { ...sessions.securitySchemes, ...creds.securitySchemes } }
+      return {
+        routes,
+        background: Object.keys(hooks).length > 0 ? [poller] : [],
+        securitySchemes: {
+          ...sessions.securitySchemes,
+          ...creds.securitySchemes,
+          ...signatures.securitySchemes,
+          ...gitlabCreds.securitySchemes,
+        },
+      }
     },
   })
 

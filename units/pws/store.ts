@@ -492,3 +492,103 @@ export function updatePageTx(tx: Db, projectId: string, slug: string, patch: Par
   if (!row) throw new Error(`page ${projectId}/${slug} vanished inside its own transaction`)
   return row
 }
+
+// ---------- delivery ingest ----------
+
+export async function boundProjects(db: Db): Promise<ProjectRow[]> {
+  return db
+    .select()
+    .from(projects)
+    .where(sql`${projects.repoProvider} is not null and ${projects.repoFullName} is not null`)
+    .all()
+}
+
+export function deliveryOfTx(tx: Db, projectId: string, provider: string): DeliveryRow[] {
+  return tx
+    .select()
+    .from(deliveryItems)
+    .where(and(eq(deliveryItems.projectId, projectId), eq(deliveryItems.provider, provider)))
+    .all()
+}
+
+export function upsertDeliveryTx(tx: Db, row: DeliveryRow): void {
+  tx.insert(deliveryItems)
+    .values(row)
+    .onConflictDoUpdate({
+      target: [deliveryItems.projectId, deliveryItems.kind, deliveryItems.provider, deliveryItems.externalId],
+      set: {
+        repository: row.repository,
+        state: row.state,
+        data: row.data,
+        observedAt: row.observedAt,
+        updatedAt: row.updatedAt,
+      },
+    })
+    .run()
+}
+
+export function deleteDeliveryTx(
+  tx: Db,
+  row: Pick<DeliveryRow, 'projectId' | 'kind' | 'provider' | 'externalId'>,
+): void {
+  tx.delete(deliveryItems)
+    .where(
+      and(
+        eq(deliveryItems.projectId, row.projectId),
+        eq(deliveryItems.kind, row.kind),
+        eq(deliveryItems.provider, row.provider),
+        eq(deliveryItems.externalId, row.externalId),
+      ),
+    )
+    .run()
+}
+
+export function findDeliveryTx(
+  tx: Db,
+  projectId: string,
+  kind: DeliveryKind,
+  provider: string,
+  externalId: string,
+): DeliveryRow | undefined {
+  return tx
+    .select()
+    .from(deliveryItems)
+    .where(
+      and(
+        eq(deliveryItems.projectId, projectId),
+        eq(deliveryItems.kind, kind),
+        eq(deliveryItems.provider, provider),
+        eq(deliveryItems.externalId, externalId),
+      ),
+    )
+    .get()
+}
+
+export async function recordIntegrationState(db: Db, row: IntegrationStateRow): Promise<void> {
+  db.insert(integrationRuns)
+    .values(row)
+    .onConflictDoUpdate({
+      target: [integrationRuns.projectId, integrationRuns.provider],
+      set: {
+        repository: row.repository,
+        lastResult: row.lastResult,
+        lastError: row.lastError,
+        ...(row.lastPollAt ? { lastPollAt: row.lastPollAt } : {}),
+        ...(row.lastWebhookAt ? { lastWebhookAt: row.lastWebhookAt } : {}),
+      },
+    })
+    .run()
+}
+
+/** Tasks of a project linked to outside items of one reference type, by reference. */
+export async function linkedTasks(
+  db: Db,
+  projectId: string,
+  sourceReferenceType: string,
+): Promise<TaskRow[]> {
+  return db
+    .select()
+    .from(tasks)
+    .where(and(eq(tasks.projectId, projectId), eq(tasks.sourceReferenceType, sourceReferenceType)))
+    .all()
+}

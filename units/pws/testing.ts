@@ -1,6 +1,7 @@
 /** Test helpers for PWS: boot it in process, mint real pm_session cookies, call it as a role. */
-import type { Env } from '../../runtime/run.ts'
+
 import { DEFAULT_SESSION_MAX_AGE_S, issueSession, type Role } from '../../common/session.ts'
+import type { Env } from '../../runtime/run.ts'
 import { bootForTest, type TestResponse, type TestUnit } from '../../test/harness.ts'
 import { definePws } from './index.ts'
 
