@@ -25,6 +25,7 @@ import { PROVIDERS, type Provider } from './rules/delivery.ts'
 import { GIT_POLL_FALLBACK_MINUTES } from './rules/summary.ts'
 import { pollAll } from './service/delivery.ts'
 import type { ProviderSettings, PwsDeps, PwsSettings } from './service/deps.ts'
+import { createOidcLogin } from './service/oidc.ts'
 
 const integer = (min: number, max: number, dflt: number, description: string) =>
   T.Integer({ minimum: min, maximum: max, default: dflt, description })
@@ -65,6 +66,7 @@ const env = {
   PWS_OIDC_ISSUER: T.Optional(urlString('the OpenID provider issuer URL')),
   PWS_OIDC_CLIENT_ID: T.Optional(T.String({ minLength: 1, description: 'the OIDC client id' })),
   PWS_OIDC_CLIENT_SECRET: T.Optional(T.String({ minLength: 1, description: 'the OIDC client secret' })),
+  PWS_PUBLIC_BASE_URL: T.Optional(urlString('the public URL PWS is reached at (for the OIDC callback)')),
   PWS_OIDC_ROLE_CLAIM: T.String({
     minLength: 1,
     default: 'pws_role',
@@ -214,7 +216,18 @@ export const definePws = (clock: () => number = Date.now): HttpUnit =>
             deps,
             sessions,
             sessionOptions: sessionOpts,
-            discovery: () => ({ state: settings.oidc ? 'not_checked' : 'not_configured', message: null }),
+            login:
+              c.PWS_OIDC_ISSUER && c.PWS_OIDC_CLIENT_ID && c.PWS_OIDC_CLIENT_SECRET
+                ? createOidcLogin({
+                    issuer: c.PWS_OIDC_ISSUER,
+                    clientId: c.PWS_OIDC_CLIENT_ID,
+                    clientSecret: c.PWS_OIDC_CLIENT_SECRET,
+                    roleClaim: c.PWS_OIDC_ROLE_CLAIM,
+                    publicBaseUrl: c.PWS_PUBLIC_BASE_URL,
+                    allowHttp: c.SVC_ENV !== 'production',
+                    timeoutMs: c.PWS_PEER_TIMEOUT_MS,
+                  })
+                : undefined,
           }),
         )
       return {

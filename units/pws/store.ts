@@ -3,7 +3,7 @@
  * already await, ready for an async storage driver); writes that must see and change state
  * together run in one IMMEDIATE transaction with a synchronous callback.
  */
-import { and, asc, count, eq, gt, inArray, or, sql } from 'drizzle-orm'
+import { and, asc, count, eq, gt, inArray, lt, or, sql } from 'drizzle-orm'
 import type { Db } from '../../db/sqlite.ts'
 import {
   agents,
@@ -13,6 +13,7 @@ import {
   integrationRuns,
   lanes,
   modules,
+  oidcLogins,
   pages,
   projects,
   sandboxWrites,
@@ -591,4 +592,20 @@ export async function linkedTasks(
     .from(tasks)
     .where(and(eq(tasks.projectId, projectId), eq(tasks.sourceReferenceType, sourceReferenceType)))
     .all()
+}
+
+// ---------- OIDC logins ----------
+
+export type OidcLoginRow = typeof oidcLogins.$inferSelect
+
+export async function insertOidcLogin(db: Db, row: OidcLoginRow, expiredBefore: string): Promise<void> {
+  writeTx(db, (tx) => {
+    tx.delete(oidcLogins).where(lt(oidcLogins.createdAt, expiredBefore)).run()
+    tx.insert(oidcLogins).values(row).run()
+  })
+}
+
+/** The login of this state, removed as it is read: a callback is answered once. */
+export async function takeOidcLogin(db: Db, state: string): Promise<OidcLoginRow | undefined> {
+  return db.delete(oidcLogins).where(eq(oidcLogins.state, state)).returning().get()
 }

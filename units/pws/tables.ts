@@ -219,5 +219,15 @@ export const sandboxWrites = sqliteTable(
   (t) => [uniqueIndex('pws_sandbox_writes_key').on(t.projectId, t.scenario, t.idempotencyKey)],
 )
 
+/** OIDC logins under way: PKCE verifier and nonce per state, until the callback or expiry. */
+export const oidcLogins = sqliteTable('pws_oidc_logins', {
+  state: text('state').primaryKey(),
+  codeVerifier: text('code_verifier').notNull(),
+  nonce: text('nonce').notNull(),
+  returnTo: text('return_to').notNull(),
+  redirectUri: text('redirect_uri').notNull(),
+  createdAt: text('created_at').notNull(),
+})
+
 /** Shared blocks' tables: sandbox writes replay from the idempotency store; the provider poller holds a lease. */
 export { idempotencyKeys, leases } from '../../db/tables.ts'

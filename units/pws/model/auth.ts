@@ -83,3 +83,10 @@ export const OwnerFacts = t.Object({
   ),
   discovery: t.Object({ api_surface: t.String(), docs_ref: t.String() }),
 })
+
+export const LoginQuery = t.Object({
+  return_to: t.Optional(
+    t.String({ maxLength: 500, description: 'a path on this service to land on after login' }),
+  ),
+})
+export const LogoutResult = t.Object({ logged_out: t.Literal(true), end_session_url: Nullable(t.String()) })

@@ -1,22 +1,38 @@
-import { Elysia } from 'elysia'
-import { errorResponses } from '../../../common/errors.ts'
-import { SESSION_COOKIE, type SessionOptions, type sessionPlugin } from '../../../common/session.ts'
-import { AppLogin, OidcStatus, OwnerFacts, SessionContract } from '../model/auth.ts'
+import { Elysia, t } from 'elysia'
+import { errorResponses, unavailable } from '../../../common/errors.ts'
+import {
+  clearSessionCookie,
+  SESSION_COOKIE,
+  type SessionOptions,
+  type sessionPlugin,
+  setSessionCookie,
+} from '../../../common/session.ts'
+import { AppLogin, LoginQuery, LogoutResult, OidcStatus, OwnerFacts, SessionContract } from '../model/auth.ts'
 import { appLogin, type DiscoveryState, oidcStatus, ownerFacts, sessionContract } from '../service/auth.ts'
 import type { PwsDeps } from '../service/deps.ts'
+import type { OidcLogin } from '../service/oidc.ts'
 
 export interface AuthRouteDeps {
   deps: PwsDeps
   sessions: ReturnType<typeof sessionPlugin>
   sessionOptions: SessionOptions
-  discovery(): DiscoveryState
+  login: OidcLogin | undefined
 }
 
+const notConfigured = () =>
+  unavailable(
+    'oidc_not_configured',
+    'App login is not configured (PWS_OIDC_ISSUER, PWS_OIDC_CLIENT_ID, PWS_OIDC_CLIENT_SECRET).',
+  )
+
 /** The login contract's read routes (open: they describe, they never reveal a secret) and owner facts. */
-export const authRoutes = ({ deps, sessions, sessionOptions, discovery }: AuthRouteDeps) =>
+const discovery = (login: OidcLogin | undefined): DiscoveryState =>
+  login ? login.discovery() : { state: 'not_configured', message: null }
+
+export const authRoutes = ({ deps, sessions, sessionOptions, login }: AuthRouteDeps) =>
   new Elysia({ name: 'pws:auth' })
     .use(sessions)
-    .get('/api/v1/auth/oidc/status', () => oidcStatus(deps, discovery()), {
+    .get('/api/v1/auth/oidc/status', () => oidcStatus(deps, discovery(login)), {
       response: { 200: OidcStatus },
       detail: { summary: 'OIDC configuration and admitted-surface posture (200 also when unconfigured)' },
     })
@@ -40,3 +56,44 @@ export const authRoutes = ({ deps, sessions, sessionOptions, discovery }: AuthRo
       response: { 200: OwnerFacts, ...errorResponses(401, 403) },
       detail: { summary: 'Owner facts: read-only, authenticated (401 missing or stale session)' },
     })
+    .get(
+      '/api/v1/auth/oidc/login',
+      async ({ request, query, redirect }) => {
+        if (!login) throw notConfigured()
+        return redirect(await login.start(deps, request.url, query.return_to), 302)
+      },
+      {
+        query: LoginQuery,
+        response: { 302: t.Void(), ...errorResponses(400, 503) },
+        detail: {
+          summary: 'Start the app login: 302 to the identity provider (authorization code with PKCE)',
+        },
+      },
+    )
+    .get(
+      '/api/v1/auth/oidc/callback',
+      async ({ request, cookie, redirect }) => {
+        if (!login) throw notConfigured()
+        const done = await login.finish(deps, sessionOptions, request.url)
+        setSessionCookie(cookie, sessionOptions, done.token)
+        return redirect(done.returnTo, 302)
+      },
+      {
+        response: { 302: t.Void(), ...errorResponses(400, 401, 503) },
+        detail: {
+          summary:
+            'The identity provider returns here: code grant, userinfo, pm_session issued, 302 to return_to',
+        },
+      },
+    )
+    .post(
+      '/api/v1/auth/oidc/logout',
+      ({ cookie }) => {
+        clearSessionCookie(cookie, sessionOptions)
+        return { logged_out: true, end_session_url: login?.endSessionUrl() ?? null }
+      },
+      {
+        response: { 200: LogoutResult },
+        detail: { summary: 'Log out: pm_session is cleared; end_session_url ends the provider session too' },
+      },
+    )

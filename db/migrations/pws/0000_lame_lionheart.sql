@@ -104,6 +104,15 @@ CREATE TABLE `pws_planning_modules` (
 	FOREIGN KEY (`project_id`) REFERENCES `pws_projects`(`project_id`) ON UPDATE no action ON DELETE no action
 );
 --> statement-breakpoint
+CREATE TABLE `pws_oidc_logins` (
+	`state` text PRIMARY KEY NOT NULL,
+	`code_verifier` text NOT NULL,
+	`nonce` text NOT NULL,
+	`return_to` text NOT NULL,
+	`redirect_uri` text NOT NULL,
+	`created_at` text NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE `pws_planning_pages` (
 	`project_id` text NOT NULL,
 	`slug` text NOT NULL,
