@@ -1,4 +1,4 @@
-import { Elysia, t } from 'elysia'
+import { Elysia } from 'elysia'
 import { errorResponses, unavailable } from '../../../common/errors.ts'
 import {
   clearSessionCookie,
@@ -64,7 +64,7 @@ export const authRoutes = ({ deps, sessions, sessionOptions, login }: AuthRouteD
       },
       {
         query: LoginQuery,
-        response: { 302: t.Void(), ...errorResponses(400, 503) },
+        response: errorResponses(400, 503),
         detail: {
           summary: 'Start the app login: 302 to the identity provider (authorization code with PKCE)',
         },
@@ -79,7 +79,7 @@ export const authRoutes = ({ deps, sessions, sessionOptions, login }: AuthRouteD
         return redirect(done.returnTo, 302)
       },
       {
-        response: { 302: t.Void(), ...errorResponses(400, 401, 503) },
+        response: errorResponses(400, 401, 503),
         detail: {
           summary:
             'The identity provider returns here: code grant, userinfo, pm_session issued, 302 to return_to',
