@@ -14,7 +14,7 @@ import { meta } from './meta.ts'
 import { createPwsMetrics } from './metrics.ts'
 import { createPlanningRepo } from './planning-repo.ts'
 import { agentRoutes } from './routes/agents.ts'
-import { authRoutes } from './routes/auth.ts'
+import { authRoutes, loginRoutes } from './routes/auth.ts'
 import { deliveryRoutes, webhookRoutes } from './routes/delivery.ts'
 import { planningRoutes } from './routes/planning.ts'
 import { projectRoutes } from './routes/projects.ts'
@@ -191,6 +191,18 @@ export const definePws = (clock: () => number = Date.now): HttpUnit =>
         log: ctx.log,
         run: () => pollAll(deps),
       })
+      const oidcLogin =
+        c.PWS_OIDC_ISSUER && c.PWS_OIDC_CLIENT_ID && c.PWS_OIDC_CLIENT_SECRET
+          ? createOidcLogin({
+              issuer: c.PWS_OIDC_ISSUER,
+              clientId: c.PWS_OIDC_CLIENT_ID,
+              clientSecret: c.PWS_OIDC_CLIENT_SECRET,
+              roleClaim: c.PWS_OIDC_ROLE_CLAIM,
+              publicBaseUrl: c.PWS_PUBLIC_BASE_URL,
+              allowHttp: c.SVC_ENV !== 'production',
+              timeoutMs: c.PWS_PEER_TIMEOUT_MS,
+            })
+          : undefined
       const planningRepo = c.PWS_PLANNING_REPO
         ? createPlanningRepo(c.PWS_PLANNING_REPO, join(c.SVC_DATA_DIR, 'pws-planning'))
         : undefined
@@ -208,6 +220,7 @@ export const definePws = (clock: () => number = Date.now): HttpUnit =>
         .use(agentRoutes(deps, sessions))
         .use(sandboxRoutes(deps, sessions))
         .use(planningRoutes(deps, sessions, planningRepo))
+        .use(oidcLogin ? loginRoutes(deps, sessionOpts, oidcLogin) : new Elysia({ name: 'pws:no-login' }))
         .use(supportRoutes(deps, creds))
         .use(deliveryRoutes(deps, sessions))
         .use(webhookRoutes(deps, signatures, gitlabCreds))
@@ -216,18 +229,7 @@ export const definePws = (clock: () => number = Date.now): HttpUnit =>
             deps,
             sessions,
             sessionOptions: sessionOpts,
-            login:
-              c.PWS_OIDC_ISSUER && c.PWS_OIDC_CLIENT_ID && c.PWS_OIDC_CLIENT_SECRET
-                ? createOidcLogin({
-                    issuer: c.PWS_OIDC_ISSUER,
-                    clientId: c.PWS_OIDC_CLIENT_ID,
-                    clientSecret: c.PWS_OIDC_CLIENT_SECRET,
-                    roleClaim: c.PWS_OIDC_ROLE_CLAIM,
-                    publicBaseUrl: c.PWS_PUBLIC_BASE_URL,
-                    allowHttp: c.SVC_ENV !== 'production',
-                    timeoutMs: c.PWS_PEER_TIMEOUT_MS,
-                  })
-                : undefined,
+            login: oidcLogin,
           }),
         )
       return {

@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import { errorResponses, unavailable } from '../../../common/errors.ts'
+import { errorResponses } from '../../../common/errors.ts'
 import {
   clearSessionCookie,
   SESSION_COOKIE,
@@ -18,12 +18,6 @@ export interface AuthRouteDeps {
   sessionOptions: SessionOptions
   login: OidcLogin | undefined
 }
-
-const notConfigured = () =>
-  unavailable(
-    'oidc_not_configured',
-    'App login is not configured (PWS_OIDC_ISSUER, PWS_OIDC_CLIENT_ID, PWS_OIDC_CLIENT_SECRET).',
-  )
 
 /** The login contract's read routes (open: they describe, they never reveal a secret) and owner facts. */
 const discovery = (login: OidcLogin | undefined): DiscoveryState =>
@@ -56,11 +50,25 @@ export const authRoutes = ({ deps, sessions, sessionOptions, login }: AuthRouteD
       response: { 200: OwnerFacts, ...errorResponses(401, 403) },
       detail: { summary: 'Owner facts: read-only, authenticated (401 missing or stale session)' },
     })
+    .post(
+      '/api/v1/auth/oidc/logout',
+      ({ cookie }) => {
+        clearSessionCookie(cookie, sessionOptions)
+        return { logged_out: true, end_session_url: login?.endSessionUrl() ?? null }
+      },
+      {
+        response: { 200: LogoutResult },
+        detail: { summary: 'Log out: pm_session is cleared; end_session_url ends the provider session too' },
+      },
+    )
+
+/** Login and callback exist only when OIDC is configured (the status routes say whether it is). */
+export const loginRoutes = (deps: PwsDeps, sessionOptions: SessionOptions, oidc: OidcLogin) =>
+  new Elysia({ name: 'pws:oidc-login' })
     .get(
       '/api/v1/auth/oidc/login',
       async ({ request, query, redirect }) => {
-        if (!login) throw notConfigured()
-        return redirect(await login.start(deps, request.url, query.return_to), 302)
+        return redirect(await oidc.start(deps, request.url, query.return_to), 302)
       },
       {
         query: LoginQuery,
@@ -73,8 +81,7 @@ export const authRoutes = ({ deps, sessions, sessionOptions, login }: AuthRouteD
     .get(
       '/api/v1/auth/oidc/callback',
       async ({ request, cookie, redirect }) => {
-        if (!login) throw notConfigured()
-        const done = await login.finish(deps, sessionOptions, request.url)
+        const done = await oidc.finish(deps, sessionOptions, request.url)
         setSessionCookie(cookie, sessionOptions, done.token)
         return redirect(done.returnTo, 302)
       },
@@ -84,16 +91,5 @@ export const authRoutes = ({ deps, sessions, sessionOptions, login }: AuthRouteD
           summary:
             'The identity provider returns here: code grant, userinfo, pm_session issued, 302 to return_to',
         },
-      },
-    )
-    .post(
-      '/api/v1/auth/oidc/logout',
-      ({ cookie }) => {
-        clearSessionCookie(cookie, sessionOptions)
-        return { logged_out: true, end_session_url: login?.endSessionUrl() ?? null }
-      },
-      {
-        response: { 200: LogoutResult },
-        detail: { summary: 'Log out: pm_session is cleared; end_session_url ends the provider session too' },
       },
     )

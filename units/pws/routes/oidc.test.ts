@@ -160,10 +160,10 @@ describe('OIDC app login', () => {
     expect(res.headers.getSetCookie().find((c) => c.startsWith('pm_session='))).toContain('Max-Age=0')
   })
 
-  test('unconfigured, login answers 503 and status says so', async () => {
+  test('unconfigured, there is no login route and the status says so', async () => {
     const bare = bootPws()
     try {
-      expect((await bare.u.request('/api/v1/auth/oidc/login')).status).toBe(503)
+      expect((await bare.u.request('/api/v1/auth/oidc/login')).status).toBe(404)
       expect((await (await bare.u.request('/api/v1/auth/oidc/status')).json()).configured).toBe(false)
     } finally {
       await bare.u.dispose()
