@@ -19,7 +19,7 @@ import {
 } from './tables.ts'
 
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
-type Writer = Db | Tx
+export type Writer = Db | Tx
 
 // ---------- desired state ----------
 

@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import { errorResponses } from '../../../common/errors.ts'
+import { rejectUnknownFields } from '../../../common/schema.ts'
 import { nowIso } from '../../../common/time.ts'
 import type { Db } from '../../../db/sqlite.ts'
 import { type AuthorityPlugin, mark } from '../authority.ts'
@@ -12,7 +13,6 @@ import {
   PatchApplyRequest,
   PatchPlan,
   PatchPlanRequest,
-  rejectUnknownFields,
   Topology,
   TopologyDiff,
 } from '../model.ts'

@@ -1,5 +1,6 @@
 import { Elysia, t } from 'elysia'
 import { notFound } from '../../../common/errors.ts'
+import { rejectUnknownFields } from '../../../common/schema.ts'
 import type { Db } from '../../../db/sqlite.ts'
 import { type AuthorityPlugin, mark } from '../authority.ts'
 import { docHash, resourceFile } from '../host.ts'
@@ -8,7 +9,6 @@ import {
   ClassifyRequest,
   DomainList,
   DomainProfiles,
-  rejectUnknownFields,
   SetupPreview,
   SetupPreviewRequest,
   SetupRequest,
