@@ -129,6 +129,13 @@ export function admissionInputProblems(value: unknown): InputProblems {
   return out
 }
 
+/** Every item the admission input requires, as dotted paths (what admission governance publishes). */
+export function requiredInput(): string[] {
+  const leaves: string[] = []
+  collectMissing(AdmissionInput, '', leaves)
+  return leaves.map((path) => path.slice(1))
+}
+
 /** A missing object is every one of its required leaves missing. */
 function collectMissing(schema: TSchema, path: string, into: string[]) {
   const obj = schema as TObject
