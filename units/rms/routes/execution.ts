@@ -31,7 +31,7 @@ export function approvalView(r: store.ApprovalRow, now = Date.now()) {
 }
 
 /**
- * The ALS approval lane (CONTRACTS.md §4): approvals recorded here, read by ALS's approve-check.
+ * The ALS approval lane (docs/conventions.md §4): approvals recorded here, read by ALS's approve-check.
  * A decided approval (approved or rejected) is final; a pending one may be decided once.
  */
 export const executionRoutes = (deps: ExecutionDeps) =>
