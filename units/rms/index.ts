@@ -21,8 +21,8 @@ import { setupRoutes } from './routes/setup.ts'
 import { statusRoutes } from './routes/status.ts'
 import { SEVERITIES } from './rules/drift.ts'
 import { parseLocalTokens } from './rules/local-tokens.ts'
-import { createRuntime, seedHostDir } from './runtime.ts'
 import { createAuthority } from './service/authority.ts'
+import { createRuntime, seedHostDir } from './service/runtime.ts'
 import * as store from './store.ts'
 
 /** The spec's cadence floor: reconcile and watchdog never run more often than once a minute. */

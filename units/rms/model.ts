@@ -16,7 +16,7 @@ import {
   TeamDoc,
   ToolProfileDoc,
   VoiceTargetDoc,
-} from './host-model.ts'
+} from './model/host.ts'
 
 const Nullable = <S extends Parameters<typeof t.Union>[0][number]>(s: S) => t.Union([s, t.Null()])
 const Ts = t.String({ description: 'ISO 8601 UTC timestamp' })

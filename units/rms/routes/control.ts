@@ -14,7 +14,7 @@ import {
   Watchdog,
 } from '../model.ts'
 import { classifyText } from '../rules/classify.ts'
-import type { RuntimeService } from '../runtime.ts'
+import type { RuntimeService } from '../service/runtime.ts'
 import * as store from '../store.ts'
 import { READ_ERRORS, WRITE_ERRORS } from './runtime.ts'
 

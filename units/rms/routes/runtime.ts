@@ -4,8 +4,7 @@ import { rejectUnknownFields } from '../../../common/schema.ts'
 import { nowIso } from '../../../common/time.ts'
 import type { Db } from '../../../db/sqlite.ts'
 import { type AuthorityPlugin, mark } from '../authority.ts'
-import { ofKind } from '../host.ts'
-import type { AgentDoc, DelegationDoc } from '../host-model.ts'
+import type { AgentDoc, DelegationDoc } from '../model/host.ts'
 import {
   DriftSummary,
   Inventory,
@@ -17,7 +16,8 @@ import {
   TopologyDiff,
 } from '../model.ts'
 import { topologyDiff, topologyOf } from '../rules/topology.ts'
-import type { Change, RuntimeService } from '../runtime.ts'
+import { ofKind } from '../service/host.ts'
+import type { Change, RuntimeService } from '../service/runtime.ts'
 import * as store from '../store.ts'
 
 export interface RuntimeDeps {

@@ -8,13 +8,13 @@ import { AppError, notFound, unprocessable } from '../../../common/errors.ts'
 import { canonicalHash } from '../../../common/hash.ts'
 import { newId, nowIso } from '../../../common/time.ts'
 import type { Db } from '../../../db/sqlite.ts'
-import { workspacePresent } from '../host.ts'
-import type { AgentDoc } from '../host-model.ts'
+import type { AgentDoc } from '../model/host.ts'
 import type { CreateProposalRequest, ReviewRequest } from '../model.ts'
 import { canActivate, canReview, type Verdict } from '../rules/proposals.ts'
-import type { RuntimeService } from '../runtime.ts'
 import * as store from '../store.ts'
 import type { Authority } from './authority.ts'
+import { workspacePresent } from './host.ts'
+import type { RuntimeService } from './runtime.ts'
 
 export interface ProposalDeps {
   db: Db

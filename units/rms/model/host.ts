@@ -5,7 +5,7 @@
  */
 import { Type } from '@sinclair/typebox'
 import { type Static, t } from 'elysia'
-import { lit } from '../../common/schema.ts'
+import { lit } from '../../../common/schema.ts'
 
 const Id = (description: string) => t.String({ pattern: '^[a-z0-9][a-z0-9._-]{0,62}$', description })
 export const AgentClass = lit('root', 'coordinator', 'worker')
