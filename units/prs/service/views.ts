@@ -5,12 +5,12 @@
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { CompatibilityMode, type UnitContract } from '../../common/contract.ts'
-import { literalValues } from '../../common/schema.ts'
-import { nowIso } from '../../common/time.ts'
-import type { Db } from '../../db/sqlite.ts'
-import { AdmissionVerdict } from './model.ts'
-import { CHECKLIST_ITEMS, requiredInput } from './rules/admission.ts'
+import { CompatibilityMode, type UnitContract } from '../../../common/contract.ts'
+import { literalValues } from '../../../common/schema.ts'
+import { nowIso } from '../../../common/time.ts'
+import type { Db } from '../../../db/sqlite.ts'
+import { AdmissionVerdict } from '../model.ts'
+import { CHECKLIST_ITEMS, requiredInput } from '../rules/admission.ts'
 import {
   ADMISSION_STEPS,
   ADMITTED_SURFACE,
@@ -27,9 +27,9 @@ import {
   deriveVersionTruth,
   deriveVoiceContracts,
   READ_ORDER,
-} from './rules/derive.ts'
-import { type DocsFinding, deriveDocsStandard, docsFindings, safeDocsPath } from './rules/docs.ts'
-import { deriveDrift, type Observation } from './rules/drift.ts'
+} from '../rules/derive.ts'
+import { type DocsFinding, deriveDocsStandard, docsFindings, safeDocsPath } from '../rules/docs.ts'
+import { deriveDrift, type Observation } from '../rules/drift.ts'
 import {
   degradations,
   deriveServices,
@@ -37,8 +37,8 @@ import {
   recoveryReadiness,
   securityReadiness,
   signoffReadiness,
-} from './rules/readiness.ts'
-import { latestObservations } from './store.ts'
+} from '../rules/readiness.ts'
+import { latestObservations } from '../store.ts'
 
 export interface ViewDeps {
   db: Db
