@@ -1,7 +1,9 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { Elysia, t } from 'elysia'
 import { defineUnit } from '../common/unit.ts'
+import { credentialsFor } from '../tools/fuzz-credentials.ts'
 import { prs } from '../units/prs/index.ts'
+import { httpUnits } from '../units/registry.ts'
 import { CHROMIUM, launchChromium } from './chromium.ts'
 import { bootForTest } from './harness.ts'
 
@@ -108,3 +110,20 @@ test.skipIf(!CHROMIUM)(
   },
   60_000,
 )
+
+describe.each(Object.entries(httpUnits))('%s', (name, entry) => {
+  test('serves /docs rendering its own OpenAPI document, without credentials', async () => {
+    const unit = await entry.load()
+    const setup = credentialsFor(name)
+    const unitUnderTest = bootForTest(unit, setup.env)
+    try {
+      const page = await unitUnderTest.request('/docs')
+      expect(page.status).toBe(200)
+      expect(await page.text()).toContain(`data-spec-url="${unit.openapiPath ?? '/openapi.json'}"`)
+      expect((await unitUnderTest.request('/docs/assets/swagger-ui.css')).status).toBe(200)
+    } finally {
+      setup.stop()
+      await unitUnderTest.dispose()
+    }
+  })
+})
