@@ -2,7 +2,7 @@
  * Admission dry-run: the spec's input validated (every missing item named), then the six review
  * steps run for real, each with its own verdict. Nothing is persisted.
  */
-import { Type as T, type TObject, type TSchema } from '@sinclair/typebox'
+import { type Static, Type as T, type TObject, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import {
   CapabilityClass,
@@ -148,20 +148,7 @@ function collectMissing(schema: TSchema, path: string, into: string[]) {
   into.push(path)
 }
 
-export type AdmissionInputValue = {
-  tool_identity: { tool_key: string; capability_class: string }
-  docs: Record<
-    'entrypoint' | 'tool_profile' | 'integrations' | 'capabilities' | 'api' | 'open_source_inventory',
-    string
-  >
-  producer_families: string[]
-  consumer_families: string[]
-  compatibility_mode: CompatibilityMode
-  lifecycle_posture: string
-  verify: { entrypoint: string; readiness_surfaces: string[]; live_verification_target: string }
-  checklist: Record<string, 'pass' | 'fail' | 'n/a'>
-  contract?: unknown
-}
+export type AdmissionInputValue = Static<typeof AdmissionInput>
 
 export type StepVerdict = 'pass' | 'fail' | 'blocked'
 
