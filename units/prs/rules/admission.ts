@@ -48,20 +48,19 @@ const DocPath = T.String({
   description: 'repository-relative markdown path (optional #anchor)',
 })
 
+/** One path per section admission requires: the schema follows the docs rules' list. */
+const docsPaths = Object.fromEntries(ADMISSION_DOCS_SECTIONS.map((k) => [k, DocPath])) as Record<
+  (typeof ADMISSION_DOCS_SECTIONS)[number],
+  typeof DocPath
+>
+
 export const AdmissionInput = T.Object(
   {
     tool_identity: T.Object({
       tool_key: T.String({ pattern: '^[a-z][a-z0-9-]*$', maxLength: 80 }),
       capability_class: CapabilityClass,
     }),
-    docs: T.Object({
-      entrypoint: DocPath,
-      tool_profile: DocPath,
-      integrations: DocPath,
-      capabilities: DocPath,
-      api: DocPath,
-      open_source_inventory: DocPath,
-    }),
+    docs: T.Object({ entrypoint: DocPath, ...docsPaths }),
     producer_families: T.Array(FamilyKey, { maxItems: 200 }),
     consumer_families: T.Array(FamilyKey, { maxItems: 200 }),
     compatibility_mode: CompatibilityMode,

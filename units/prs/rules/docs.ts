@@ -19,13 +19,13 @@ export const DOCS_SECTIONS = {
 } as const satisfies Record<DocsSectionKey, readonly string[]>
 
 /** What a tool brings to admission (the spec's PRS Resources part). */
-export const ADMISSION_DOCS_SECTIONS: DocsSectionKey[] = [
+export const ADMISSION_DOCS_SECTIONS = [
   'tool_profile',
   'integrations',
   'capabilities',
   'api',
   'open_source_inventory',
-]
+] as const satisfies readonly DocsSectionKey[]
 
 export function headingsOf(markdown: string): string[] {
   return markdown
@@ -129,10 +129,10 @@ export function deriveDocsStandard(contracts: readonly UnitContract[]) {
       key: k,
       heading_words: [...DOCS_SECTIONS[k]],
       required_by: requiredBy(k),
-      mandatory_for_admission: ADMISSION_DOCS_SECTIONS.includes(k),
+      mandatory_for_admission: (ADMISSION_DOCS_SECTIONS as readonly DocsSectionKey[]).includes(k),
     })),
     required_for_every_unit: everyone,
-    mandatory_for_admission: ADMISSION_DOCS_SECTIONS,
+    mandatory_for_admission: [...ADMISSION_DOCS_SECTIONS],
     rule: 'a section is present when a markdown heading of the file contains one of its heading words; a title followed by a paragraph also counts as the tool profile',
   }
 }
