@@ -13,7 +13,7 @@ import type { Db } from '../../db/sqlite.ts'
 import type { BackgroundTask } from '../../runtime/unit.ts'
 import type { AuthorityService } from './authority.ts'
 import { watchdogVerdict } from './rules/watchdog.ts'
-import type { RuntimeService } from './runtime.ts'
+import type { RuntimeService } from './service/runtime.ts'
 import * as store from './store.ts'
 
 export const RECONCILE_LEASE = 'reconcile'

@@ -1,10 +1,10 @@
 import { and, asc, count, desc, eq, lt, lte, sql } from 'drizzle-orm'
 import { newId, nowIso } from '../../common/time.ts'
 import type { Db } from '../../db/sqlite.ts'
-import { docHash, resourceKey } from './host.ts'
-import type { ResourceKind } from './host-model.ts'
+import type { ResourceKind } from './model/host.ts'
 import type { DesiredResource } from './rules/drift.ts'
 import { decideLease } from './rules/lease.ts'
+import { docHash, resourceKey } from './rules/resources.ts'
 import {
   auditEvents,
   desiredResources,
@@ -19,7 +19,7 @@ import {
 } from './tables.ts'
 
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
-type Writer = Db | Tx
+export type Writer = Db | Tx
 
 // ---------- desired state ----------
 

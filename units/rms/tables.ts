@@ -124,7 +124,7 @@ export const learningProposals = sqliteTable(
   (t) => [index('learning_proposals_agent').on(t.agentSlug, t.createdAt)],
 )
 
-/** The ALS approval lane (CONTRACTS.md §4). */
+/** The ALS approval lane (docs/conventions.md §4). */
 export const executionApprovals = sqliteTable('execution_approvals', {
   approvalId: text('approval_id').primaryKey(),
   proposalRef: text('proposal_ref').notNull(),
