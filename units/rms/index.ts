@@ -285,12 +285,15 @@ function registerGauges(
     help: 'Audit events in the outbox, by state.',
     labelNames: ['state'] as const,
     registers,
-    collect() {
-      safe(() => {
-        const o = store.outboxCounts(db)
+    async collect() {
+      try {
+        const o = await store.outboxCounts(db)
         this.set({ state: 'pending' }, o.pending)
         this.set({ state: 'delivered' }, o.delivered)
-      })
+        this.set({ state: 'dead' }, o.dead)
+      } catch {
+        // a scrape must never fail because one signal could not be read
+      }
     },
   })
   new Gauge({
