@@ -1,29 +1,9 @@
 import { describe, expect, test } from 'bun:test'
 import { Type as T } from '@sinclair/typebox'
-import {
-  type Check,
-  type CliIo,
-  checksOutcome,
-  defineCli,
-  EXIT_FAILED,
-  EXIT_OK,
-  EXIT_USAGE,
-  overall,
-} from './cli.ts'
+import { captureIo } from '../test/harness.ts'
+import { type Check, checksOutcome, defineCli, EXIT_FAILED, EXIT_OK, EXIT_USAGE, overall } from './cli.ts'
 
-function capture(): CliIo & { out: string; err: string } {
-  const io = {
-    out: '',
-    err: '',
-    stdout(text: string) {
-      io.out += text
-    },
-    stderr(text: string) {
-      io.err += text
-    },
-  }
-  return io
-}
+const capture = captureIo
 
 const checks = (...statuses: Check['status'][]): Check[] =>
   statuses.map((status, i) => ({ name: `check.${i}`, status, reason: `${status} because` }))
