@@ -35,6 +35,7 @@ export interface RegisteredCli {
 
 export const cliUnits: Record<string, RegisteredCli> = {
   tel: { title: 'telephony-stack repository', load: async () => (await import('./tel/index.ts')).tel },
+  mem: { title: 'memory-stack repository', load: async () => (await import('./mem/index.ts')).mem },
 }
 
 export const unitNames: string[] = [...new Set([...Object.keys(httpUnits), ...Object.keys(cliUnits)])]
