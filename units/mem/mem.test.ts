@@ -335,3 +335,23 @@ describe('the real svc process', () => {
     expect(await new Response(bare.stderr).text()).toContain('usage: svc mem <command>')
   })
 })
+
+describe('version truth in the compiled executable', () => {
+  test('svc mem metadata, run from the built executable outside the repository, reports the commit it was built from', async () => {
+    const { buildCommand } = await import('../../bin/build.ts')
+    const dir = tempDir('svc-mem-exe-')
+    const exe = join(dir, 'svc')
+    const build = Bun.spawnSync(buildCommand(exe), { cwd: ROOT, stdout: 'ignore', stderr: 'pipe' })
+    expect(build.exitCode).toBe(0)
+    const head = Bun.spawnSync(['git', 'rev-parse', 'HEAD'], { cwd: ROOT }).stdout.toString().trim()
+    const run = Bun.spawnSync([exe, 'mem', 'metadata', '--json'], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', SVC_DIST_DIR: join(dir, 'dist') },
+    })
+    expect(run.exitCode).toBe(EXIT_OK)
+    const doc = JSON.parse(run.stdout.toString())
+    expect(doc.version_truth.commit).toBe(head)
+    expect(doc.version).toMatch(/^(0\.\d+\.\d+|0\.0\.0\+[0-9a-f]{7})$/)
+    expect(readFileSync(join(dir, 'dist', 'package-metadata.json'), 'utf8')).toContain(head)
+  }, 60_000)
+})
