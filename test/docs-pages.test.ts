@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { Elysia, t } from 'elysia'
+import { SWAGGER_UI } from '../common/docs-pages.ts'
 import { defineUnit } from '../runtime/unit.ts'
 import { credentialsFor } from '../tools/fuzz-credentials.ts'
 import { prs } from '../units/prs/index.ts'
@@ -23,6 +24,8 @@ const elsewhere = bootForTest(
     env: {},
     migrations: [],
     openapiPath: '/api/v1/openapi.json',
+    // A unit's own list of pages (NDS adds /redoc): here Swagger UI moved to /reference.
+    docsPages: [{ ...SWAGGER_UI, path: '/reference' }],
     build: () => ({
       routes: new Elysia().get('/ping', () => ({ ok: true }), {
         response: { 200: t.Object({ ok: t.Boolean() }) },
@@ -76,9 +79,18 @@ describe('GET /docs', () => {
   })
 
   test('a unit whose document lives elsewhere has its page load that path', async () => {
-    const html = await (await elsewhere.request('/docs')).text()
+    const html = await (await elsewhere.request('/reference')).text()
     expect(html).toContain('data-spec-url="/api/v1/openapi.json"')
     expect((await elsewhere.request('/api/v1/openapi.json')).status).toBe(200)
+  })
+
+  test("a unit's own list of pages replaces the default: its page and assets are served, /docs is not", async () => {
+    const html = await (await elsewhere.request('/reference')).text()
+    for (const asset of assetsOf(html)) {
+      expect(asset.startsWith('/reference/assets/')).toBe(true)
+      expect((await elsewhere.request(asset)).status).toBe(200)
+    }
+    expect((await elsewhere.request('/docs')).status).toBe(404)
   })
 })
 
