@@ -91,6 +91,7 @@ export function bootUnit<P extends TProperties>(
       unit.securitySchemes || instance.securitySchemes
         ? { ...unit.securitySchemes, ...instance.securitySchemes }
         : undefined,
+    docsPages: unit.docsPages,
   })
   const background = instance.background ?? []
   let closed = false

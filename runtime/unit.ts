@@ -3,6 +3,7 @@ import type { Static, TObject, TProperties } from '@sinclair/typebox'
 import type { AnyElysia } from 'elysia'
 import type { BackgroundTask } from '../common/background.ts'
 import type { BaseConfig } from '../common/config.ts'
+import type { DocsPage } from '../common/docs-pages.ts'
 import type { Logger } from '../common/logger.ts'
 import type { HttpMetrics } from '../common/metrics.ts'
 import type { Migration } from '../db/migrate.ts'
@@ -53,6 +54,8 @@ export interface HttpUnit<P extends TProperties = TProperties> {
   probeRoutes?: readonly string[]
   /** Where the OpenAPI document is served; defaults to `/openapi.json`. */
   openapiPath?: string
+  /** The interactive API pages beside the document; defaults to Swagger UI at `/docs`. */
+  docsPages?: readonly DocsPage[]
   /**
    * `components.securitySchemes` of the OpenAPI document; absent for open units. Routes name the
    * schemes they require in `detail.security`, where their access is declared (RMS: its auth macro).

@@ -209,3 +209,41 @@ export async function runUnitProcess(
     output: async () => (await new Response(proc.stdout).text()) + (await new Response(proc.stderr).text()),
   }
 }
+
+/** A unit booted in process and listening on 127.0.0.1 (a free port), for peers that call it over HTTP. */
+export function listenForTest<P extends TProperties>(
+  unit: HttpUnit<P>,
+  env: Env = {},
+): TestUnit<UnitConfig<P>> & { url: string } {
+  const booted = bootForTest(unit, env)
+  booted.app.listen({ port: 0, hostname: '127.0.0.1' })
+  const port = booted.app.server?.port
+  return {
+    ...booted,
+    url: `http://127.0.0.1:${port}`,
+    async dispose() {
+      await booted.app.stop(true)
+      await booted.dispose()
+    },
+  }
+}
+
+/** Output a command-line unit wrote, captured (`CliIo` of common/cli.ts). */
+export function captureIo(): {
+  out: string
+  err: string
+  stdout(text: string): void
+  stderr(text: string): void
+} {
+  const io = {
+    out: '',
+    err: '',
+    stdout(text: string) {
+      io.out += text
+    },
+    stderr(text: string) {
+      io.err += text
+    },
+  }
+  return io
+}

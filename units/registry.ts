@@ -35,7 +35,10 @@ export interface RegisteredCli {
   load(): Promise<CliUnit>
 }
 
-export const cliUnits: Record<string, RegisteredCli> = {}
+export const cliUnits: Record<string, RegisteredCli> = {
+  tel: { title: 'telephony-stack repository', load: async () => (await import('./tel/index.ts')).tel },
+  mem: { title: 'memory-stack repository', load: async () => (await import('./mem/index.ts')).mem },
+}
 
 export const unitNames: string[] = [...new Set([...Object.keys(httpUnits), ...Object.keys(cliUnits)])]
 

@@ -7,7 +7,6 @@ import { Counter, Gauge } from '../../common/metrics.ts'
 import { migrations } from '../../db/migrations/prs/index.ts'
 import { defineUnit } from '../../runtime/unit.ts'
 import { unitContracts } from '../contracts.ts'
-import type { PrsDeps } from './deps.ts'
 import { meta } from './meta.ts'
 import { createObserver } from './observer.ts'
 import { combinationRoutes } from './routes/combinations.ts'
@@ -17,8 +16,9 @@ import { monitoringRoutes } from './routes/monitoring.ts'
 import { platformRoutes } from './routes/platform.ts'
 import { readinessRoutes } from './routes/readiness.ts'
 import { toolRoutes } from './routes/tools.ts'
+import type { PrsDeps } from './service/deps.ts'
+import { createViews } from './service/views.ts'
 import { registerVersion } from './store.ts'
-import { createViews } from './views.ts'
 
 const ms = (min: number, max: number, dflt: number, what: string) =>
   T.Integer({ minimum: min, maximum: max, default: dflt, description: `${what}: milliseconds ${min}-${max}` })

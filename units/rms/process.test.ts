@@ -129,6 +129,13 @@ describe('rms as a real process', () => {
       }
       expect(drift!.state).toBe('in_sync')
       expect(existsSync(join(work, 'data/runtime-host/agents/a-support-desk.json'))).toBe(true)
+      // The API docs page and its viewer are embedded too: no file on disk, no CDN.
+      const page = await fetch(`http://127.0.0.1:${port}/docs`)
+      expect(page.headers.get('content-type')).toContain('text/html')
+      const bundle = /src="(\/docs\/assets\/swagger-ui-bundle\.js[^"]*)"/.exec(await page.text())?.[1]
+      const asset = await fetch(`http://127.0.0.1:${port}${bundle}`)
+      expect(asset.status).toBe(200)
+      expect((await asset.text()).length).toBeGreaterThan(1_000_000)
     } finally {
       proc.kill('SIGTERM')
       await proc.exited

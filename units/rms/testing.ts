@@ -23,7 +23,7 @@ export interface ProjectionLayer {
   resolves(): number
 }
 
-/** A projection layer (CONTRACTS.md §4) that knows four tokens and projects two agents. */
+/** A projection layer (docs/conventions.md §4) that knows four tokens and projects two agents. */
 export function projectionLayer(opts: { expiresInS?: number } = {}): ProjectionLayer {
   const subjects: Record<string, { subject: string; read: boolean; write: boolean }> = {
     [TOKENS.read]: { subject: 'user:reader', read: true, write: false },
