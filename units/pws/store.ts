@@ -587,7 +587,11 @@ export async function linkedTasks(
   projectId: string,
   sourceReferenceType: string,
 ): Promise<TaskRow[]> {
-  return db
+  return linkedTasksTx(db, projectId, sourceReferenceType)
+}
+
+export function linkedTasksTx(tx: Db, projectId: string, sourceReferenceType: string): TaskRow[] {
+  return tx
     .select()
     .from(tasks)
     .where(and(eq(tasks.projectId, projectId), eq(tasks.sourceReferenceType, sourceReferenceType)))

@@ -5,6 +5,7 @@
 import type { Static } from 'elysia'
 import { notFound, unavailable, unprocessable } from '../../../common/errors.ts'
 import { canonicalJson } from '../../../common/hash.ts'
+import type { Db } from '../../../db/sqlite.ts'
 import type { ReviewActionRequest } from '../model/delivery.ts'
 import { fetchRepository, ProviderError, type RepositorySnapshot, setPullRequestState } from '../providers.ts'
 import {
@@ -38,6 +39,7 @@ import {
   findDeliveryTx,
   findTaskBySourceTx,
   linkedTasks,
+  linkedTasksTx,
   type ProjectRow,
   recordIntegrationState,
   type TaskRow,
@@ -85,8 +87,47 @@ function storeSnapshot(deps: PwsDeps, project: ProjectRow, provider: Provider, s
       }
     }
     for (const gone of existing.values()) deleteDeliveryTx(tx, gone)
-    return { changed, removed: existing.size }
+    const confirmed = confirmReadbackTx(tx, project.projectId, provider, snap, now)
+    return { changed, removed: existing.size, confirmed }
   })
+}
+
+/**
+ * Readback: tasks linked to a pull request follow its state at the provider; a task waiting for
+ * confirmation of a review action is confirmed once the provider shows the state it asked for.
+ */
+function confirmReadbackTx(
+  tx: Db,
+  projectId: string,
+  provider: Provider,
+  snap: RepositorySnapshot,
+  now: number,
+) {
+  const states = new Map(snap.pull_request.map((p) => [prReference(provider, p.externalId), p.state]))
+  let confirmed = 0
+  for (const task of linkedTasksTx(tx, projectId, 'pull_request')) {
+    const state = task.sourceReference ? states.get(task.sourceReference) : undefined
+    if (state === undefined) continue
+    const waiting = task.writebackGuardState === 'pending_confirmation'
+    if (state === task.externalTruthState && !waiting) continue
+    if (waiting && state === task.externalTruthState) confirmed++
+    updateTaskTx(tx, projectId, task.taskKey, {
+      externalTruthState: state,
+      writebackGuardState:
+        waiting && state !== task.externalTruthState
+          ? 'conflicted'
+          : waiting
+            ? 'confirmed'
+            : task.writebackGuardState,
+      remediation: waiting
+        ? state === task.externalTruthState
+          ? ['mark_verification_complete']
+          : ['open_diff_and_resolve', 'escalate_to_manual']
+        : task.remediation,
+      updatedAt: nextVersion(task.updatedAt, now),
+    })
+  }
+  return confirmed
 }
 
 /** Fetch a project's primary repository from its provider and store it. */
