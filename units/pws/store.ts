@@ -613,3 +613,24 @@ export async function insertOidcLogin(db: Db, row: OidcLoginRow, expiredBefore: 
 export async function takeOidcLogin(db: Db, state: string): Promise<OidcLoginRow | undefined> {
   return db.delete(oidcLogins).where(eq(oidcLogins.state, state)).returning().get()
 }
+
+/** What the active-workflow summary reads of every task: a narrow row, so 10 000 tasks stay cheap. */
+export async function summaryTasks(db: Db, projectId: string) {
+  return db
+    .select({
+      taskKey: tasks.taskKey,
+      lane: tasks.lane,
+      workClass: tasks.workClass,
+      workflowState: tasks.workflowState,
+      externalTruth: tasks.externalTruth,
+      externalTruthState: tasks.externalTruthState,
+      partialVisibility: tasks.partialVisibility,
+      missingContext: tasks.missingContext,
+      sourceReferenceType: tasks.sourceReferenceType,
+      sourceReference: tasks.sourceReference,
+      updatedAt: tasks.updatedAt,
+    })
+    .from(tasks)
+    .where(eq(tasks.projectId, projectId))
+    .all()
+}

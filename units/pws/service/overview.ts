@@ -5,18 +5,21 @@ import { lifecycleOf } from '../rules/tasks.ts'
 import {
   allTasks,
   countOpenHandoffs,
+  type DeliveryRow,
   deliveryOf,
   integrationStates,
   listCycles,
   listLanes,
   listPages,
   type ProjectRow,
-  type TaskRow,
+  summaryTasks,
 } from '../store.ts'
 import { iso, type PwsDeps } from './deps.ts'
 import { requireProject } from './projects.ts'
 
-const summaryTask = (t: TaskRow, now: number): SummaryTask => ({
+type SummaryRow = Awaited<ReturnType<typeof summaryTasks>>[number]
+
+const summaryTask = (t: SummaryRow, now: number): SummaryTask => ({
   taskKey: t.taskKey,
   lane: t.lane,
   workClass: t.workClass,
@@ -32,25 +35,23 @@ const summaryTask = (t: TaskRow, now: number): SummaryTask => ({
 })
 
 /** Tasks linked to a pull request or branch that PWS no longer has from the provider. */
-async function missingSourceCount(deps: PwsDeps, projectId: string, tasks: TaskRow[]): Promise<number> {
+function missingSourceCount(tasks: SummaryRow[], prs: DeliveryRow[]): number {
   const linked = tasks.filter((t) => t.sourceReferenceType === 'pull_request' && t.sourceReference)
   if (linked.length === 0) return 0
-  const prs = new Set(
-    (await deliveryOf(deps.db, projectId, 'pull_request')).map((p) => `${p.provider}:${p.externalId}`),
-  )
-  return linked.filter((t) => !prs.has(t.sourceReference as string)).length
+  const known = new Set(prs.map((p) => `${p.provider}:${p.externalId}`))
+  return linked.filter((t) => !known.has(t.sourceReference as string)).length
 }
 
 export async function activeWorkflow(deps: PwsDeps, projectId: string) {
   const project = await requireProject(deps, projectId)
   const now = deps.now()
-  const tasks = await allTasks(deps.db, projectId)
+  const tasks = await summaryTasks(deps.db, projectId)
   const prs = await deliveryOf(deps.db, projectId, 'pull_request')
   const cycles = await listCycles(deps.db, projectId)
   return activeWorkflowSummary({
     project,
     tasks: tasks.map((t) => summaryTask(t, now)),
-    missingSources: await missingSourceCount(deps, projectId, tasks),
+    missingSources: missingSourceCount(tasks, prs),
     pages: await listPages(deps.db, projectId),
     planningRepoConfigured: deps.settings.planningRepo !== undefined,
     actionableReviews: prs.filter((p) => isActionableReview(p.state, p.data as unknown as PullRequestData))
