@@ -64,6 +64,8 @@ export function nextLink(link: string | null): string | undefined {
 interface Client {
   get(path: string): Promise<unknown>
   list(path: string, pick?: (body: unknown) => unknown[]): Promise<J[]>
+  /** A resource not every server has (workflow runs, deployments, environments): 404 is an empty list. */
+  optionalList(path: string, pick?: (body: unknown) => unknown[]): Promise<J[]>
   send(method: 'PATCH' | 'PUT' | 'POST', path: string, json: unknown): Promise<unknown>
 }
 
@@ -74,25 +76,34 @@ function client(provider: Provider, s: ProviderSettings, timeoutMs: number): Cli
     else headers.authorization = provider === 'gitea' ? `token ${s.token}` : `Bearer ${s.token}`
   }
   if (provider === 'github') headers.accept = 'application/vnd.github+json'
-  const call = async (url: string, method: 'GET' | 'PATCH' | 'PUT' | 'POST' = 'GET', json?: unknown) => {
-    const res = await callPeer({ url, method, headers, json, timeoutMs })
+  const call = async (
+    url: string,
+    method: 'GET' | 'PATCH' | 'PUT' | 'POST' = 'GET',
+    json?: unknown,
+    acceptStatus?: number[],
+  ) => {
+    const res = await callPeer({ url, method, headers, json, timeoutMs, acceptStatus })
     if (!res.ok)
       throw new ProviderError(provider, `${method} ${new URL(url).pathname}: ${res.reason} ${res.message}`)
     return res
   }
   const abs = (path: string) => `${s.baseUrl}${path}`
+  const pages = async (path: string, pick: (body: unknown) => unknown[], optional: boolean) => {
+    const out: J[] = []
+    let url: string | undefined = abs(`${path}${path.includes('?') ? '&' : '?'}per_page=${PER_PAGE}`)
+    for (let page = 0; url && page < MAX_PAGES; page++) {
+      const res = await call(url, 'GET', undefined, optional ? [404] : undefined)
+      if (res.status === 404) return out
+      out.push(...(pick(res.body) as J[]))
+      url = nextLink(res.headers.get('link'))
+    }
+    return out
+  }
+  const asArray = (b: unknown) => (Array.isArray(b) ? b : [])
   return {
     get: async (path) => (await call(abs(path))).body,
-    async list(path, pick = (b) => (Array.isArray(b) ? b : [])) {
-      const out: J[] = []
-      let url: string | undefined = abs(`${path}${path.includes('?') ? '&' : '?'}per_page=${PER_PAGE}`)
-      for (let page = 0; url && page < MAX_PAGES; page++) {
-        const res = await call(url)
-        out.push(...(pick(res.body) as J[]))
-        url = nextLink(res.headers.get('link'))
-      }
-      return out
-    },
+    list: (path, pick = asArray) => pages(path, pick, false),
+    optionalList: (path, pick = asArray) => pages(path, pick, true),
     send: async (method, path, json) => (await call(abs(path), method, json)).body,
   }
 }
@@ -159,7 +170,7 @@ async function githubLike(provider: Provider, c: Client, repo: string): Promise<
       data: { name, last_commit_at: at, is_default: name === defaultBranch, protected: b.protected === true },
     })
   }
-  const runs = await c.list(`${base}/actions/runs`, (body) => arr(obj(body).workflow_runs))
+  const runs = await c.optionalList(`${base}/actions/runs`, (body) => arr(obj(body).workflow_runs))
   const pipeline = runs.map((r) => {
     const status = str(r.status) === 'completed' ? str(r.conclusion) : str(r.status)
     return {
@@ -170,7 +181,7 @@ async function githubLike(provider: Provider, c: Client, repo: string): Promise<
   })
   const deployment: Fetched<DeploymentData>[] = []
   if (provider === 'github') {
-    for (const d of await c.list(`${base}/deployments`)) {
+    for (const d of await c.optionalList(`${base}/deployments`)) {
       const statuses = arr(await c.get(`${base}/deployments/${str(d.id)}/statuses`))
       const status = statuses.length > 0 ? str(statuses[0]?.state) : 'pending'
       deployment.push({
@@ -193,7 +204,7 @@ async function githubLike(provider: Provider, c: Client, repo: string): Promise<
   }))
   const environment =
     provider === 'github'
-      ? (await c.list(`${base}/environments`, (body) => arr(obj(body).environments))).map((e) => ({
+      ? (await c.optionalList(`${base}/environments`, (body) => arr(obj(body).environments))).map((e) => ({
           externalId: str(e.name),
           state: 'active',
           data: { name: str(e.name), updated_at: strOrNull(e.updated_at) },
@@ -254,7 +265,7 @@ async function gitlab(c: Client, repo: string): Promise<RepositorySnapshot> {
       },
     }
   })
-  const pipeline = (await c.list(`${base}/pipelines`)).map((p) => {
+  const pipeline = (await c.optionalList(`${base}/pipelines`)).map((p) => {
     const status = GITLAB_STATUS[str(p.status)] ?? str(p.status)
     return {
       externalId: str(p.id),
@@ -262,7 +273,7 @@ async function gitlab(c: Client, repo: string): Promise<RepositorySnapshot> {
       data: { ref: str(p.ref), status, created_at: str(p.created_at), updated_at: str(p.updated_at) },
     }
   })
-  const deployment = (await c.list(`${base}/deployments`)).map((d) => ({
+  const deployment = (await c.optionalList(`${base}/deployments`)).map((d) => ({
     externalId: str(d.id),
     state: str(d.status),
     data: {
@@ -283,7 +294,7 @@ async function gitlab(c: Client, repo: string): Promise<RepositorySnapshot> {
       published_at: strOrNull(r.released_at),
     },
   }))
-  const environment = (await c.list(`${base}/environments`)).map((e) => ({
+  const environment = (await c.optionalList(`${base}/environments`)).map((e) => ({
     externalId: str(e.name),
     state: str(e.state) || 'available',
     data: { name: str(e.name), updated_at: strOrNull(e.updated_at) },
