@@ -15,6 +15,7 @@ import { createPwsMetrics } from './metrics.ts'
 import { createPlanningRepo } from './planning-repo.ts'
 import { agentRoutes } from './routes/agents.ts'
 import { authRoutes, loginRoutes } from './routes/auth.ts'
+import { automationRoutes } from './routes/automation.ts'
 import { deliveryRoutes, webhookRoutes } from './routes/delivery.ts'
 import { planningRoutes } from './routes/planning.ts'
 import { projectRoutes } from './routes/projects.ts'
@@ -72,6 +73,12 @@ const env = {
     default: 'pws_role',
     description: 'the ID token claim with the role',
   }),
+  PWS_AUTOMATION_URL: T.Optional(urlString('the workflow-automation tool root (n8n-compatible REST API)')),
+  PWS_AUTOMATION_API_KEY: T.Optional(T.String({ minLength: 1, description: 'the automation tool API key' })),
+  SVC_WTA_URL: T.Optional(urlString('the WTA base URL')),
+  SVC_API_TOKEN: T.Optional(
+    T.String({ minLength: 1, description: 'the bearer token WTA expects, when it has one' }),
+  ),
   PWS_POLL_INTERVAL_S: integer(
     1,
     86_400,
@@ -160,6 +167,12 @@ export const definePws = (clock: () => number = Date.now): HttpUnit =>
             ? { issuer: c.PWS_OIDC_ISSUER, clientId: c.PWS_OIDC_CLIENT_ID, roleClaim: c.PWS_OIDC_ROLE_CLAIM }
             : undefined,
         sessionsAvailable: sessionOpts.secret !== undefined,
+        automation: {
+          operator: c.PWS_AUTOMATION_URL
+            ? { url: c.PWS_AUTOMATION_URL, apiKey: c.PWS_AUTOMATION_API_KEY }
+            : undefined,
+          expert: c.SVC_WTA_URL ? { url: c.SVC_WTA_URL, apiKey: c.SVC_API_TOKEN } : undefined,
+        },
         sessionMaxAgeS: c.PWS_SESSION_MAX_AGE_S,
         peerTimeoutMs: c.PWS_PEER_TIMEOUT_MS,
       }
@@ -222,6 +235,7 @@ export const definePws = (clock: () => number = Date.now): HttpUnit =>
         .use(planningRoutes(deps, sessions, planningRepo))
         .use(oidcLogin ? loginRoutes(deps, sessionOpts, oidcLogin) : new Elysia({ name: 'pws:no-login' }))
         .use(supportRoutes(deps, creds))
+        .use(automationRoutes(deps, sessions))
         .use(deliveryRoutes(deps, sessions))
         .use(webhookRoutes(deps, signatures, gitlabCreds))
         .use(

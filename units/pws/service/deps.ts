@@ -2,6 +2,7 @@ import type { UnitContract } from '../../../common/contract.ts'
 import { AppError } from '../../../common/errors.ts'
 import type { Logger } from '../../../common/logger.ts'
 import type { Db } from '../../../db/sqlite.ts'
+import type { AutomationSettings } from '../automation.ts'
 import type { PwsCounters } from '../metrics.ts'
 import type { Provider } from '../rules/delivery.ts'
 
@@ -35,6 +36,8 @@ export interface PwsSettings {
   providers: Partial<Record<Provider, ProviderSettings>>
   oidc: OidcSettings | undefined
   sessionsAvailable: boolean
+  /** Workflow automation: operator = the automation tool (n8n API), expert = WTA. */
+  automation: { operator: AutomationSettings | undefined; expert: AutomationSettings | undefined }
   sessionMaxAgeS: number
   peerTimeoutMs: number
 }
