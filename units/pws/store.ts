@@ -301,12 +301,16 @@ export function updateHandoffTx(tx: Db, handoffId: string, patch: Partial<Handof
   return row
 }
 
-export async function countOpenHandoffs(db: Db, projectId: string): Promise<number> {
-  const row = db
-    .select({ n: count() })
-    .from(handoffs)
-    .where(and(eq(handoffs.projectId, projectId), eq(handoffs.state, 'open')))
-    .get()
+/** Open handoffs that have not lapsed by `at` (an expired one reads as expired before anyone says so). */
+const openAt = (projectId: string, at: string) =>
+  and(
+    eq(handoffs.projectId, projectId),
+    eq(handoffs.state, 'open'),
+    or(sql`${handoffs.expiresAt} is null`, gt(handoffs.expiresAt, at)),
+  )
+
+export async function countOpenHandoffs(db: Db, projectId: string, at: string): Promise<number> {
+  const row = db.select({ n: count() }).from(handoffs).where(openAt(projectId, at)).get()
   return row?.n ?? 0
 }
 
@@ -382,11 +386,11 @@ export async function latestWebhooks(db: Db): Promise<{ provider: string; at: st
     .all()
 }
 
-export async function handoffCountsByAgent(db: Db, projectId: string) {
+export async function handoffCountsByAgent(db: Db, projectId: string, at: string) {
   return db
     .select({ from: handoffs.fromAgent, to: handoffs.toAgent, n: count() })
     .from(handoffs)
-    .where(and(eq(handoffs.projectId, projectId), eq(handoffs.state, 'open')))
+    .where(openAt(projectId, at))
     .groupBy(handoffs.fromAgent, handoffs.toAgent)
     .all()
 }

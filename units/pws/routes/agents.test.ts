@@ -101,8 +101,10 @@ describe('handoffs', () => {
   test('a handoff past expires_in_s reads as expired and can no longer be accepted', async () => {
     const h = await handoff({ expires_in_s: 60 })
     expect(h.expires_at).toBe(new Date(now + 60_000).toISOString())
+    const openBefore = (await (await t.get(`${P}/operator-dashboard`)).json()).open_handoffs
     now += 61_000
     expect((await (await t.get(`${P}/handoffs/${h.handoff_id}`)).json()).state).toBe('expired')
+    expect((await (await t.get(`${P}/operator-dashboard`)).json()).open_handoffs).toBe(openBefore - 1)
     const late = await t.send('POST', `${P}/handoffs/${h.handoff_id}/accept`, {})
     expect(late.status).toBe(422)
     expect((await late.json()).error.details.state).toBe('expired')

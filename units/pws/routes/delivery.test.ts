@@ -242,4 +242,17 @@ describe('provider ingest', () => {
       'error',
     )
   })
+
+  test('GitLab and Gitea webhooks: a token or signature is required; unconfigured secrets fail closed', async () => {
+    const body = JSON.stringify({ project: { path_with_namespace: 'acme/ops' } })
+    const post = (path: string, headers: Record<string, string>) =>
+      t.u.request(path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body })
+    expect((await post('/api/v1/integrations/gitlab/webhook', {})).status).toBe(401)
+    expect((await post('/api/v1/integrations/gitlab/webhook', { 'x-gitlab-token': 'guess' })).status).toBe(
+      503,
+    )
+    expect((await post('/api/v1/integrations/gitea/webhook', {})).status).toBe(401)
+    const signed = signBody(hmacHex('X-Gitea-Signature'), 'any-secret-0123456789', body)
+    expect((await post('/api/v1/integrations/gitea/webhook', signed)).status).toBe(503)
+  })
 })

@@ -48,7 +48,7 @@ export const handoffView = (h: HandoffRow, nowMs: number) => ({
 export async function agentsPage(deps: PwsDeps, projectId: string, query: Static<typeof AgentListQuery>) {
   await requireProject(deps, projectId)
   const page = await listAgents(deps.db, projectId, query.limit ?? 100, cursorPosition(query.cursor, 1))
-  const counts = await handoffCountsByAgent(deps.db, projectId)
+  const counts = await handoffCountsByAgent(deps.db, projectId, iso(deps.now()))
   const sum = (key: string, side: 'from' | 'to') =>
     counts.filter((c) => c[side] === key).reduce((n, c) => n + c.n, 0)
   return {

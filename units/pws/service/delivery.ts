@@ -427,7 +427,7 @@ export async function healthSummary(deps: PwsDeps, projectId: string) {
     latest_pipeline_green: latest !== undefined && isSucceededStatus(latest.status),
     deployment_healthy: failedDeployments === 0,
     risky_reviews_unresolved: queue.items.some((i) => i.risky),
-    open_handoffs: await countOpenHandoffs(deps.db, projectId),
+    open_handoffs: await countOpenHandoffs(deps.db, projectId, iso(deps.now())),
     doctor_errors: (await doctor(deps, projectId)).error_count,
   }
 }

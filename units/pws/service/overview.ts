@@ -188,6 +188,6 @@ export async function operatorDashboard(deps: PwsDeps, projectId: string) {
     mode,
     doctor: await doctor(deps, projectId),
     integrations: await integrationsOverview(deps, projectId),
-    open_handoffs: await countOpenHandoffs(deps.db, projectId),
+    open_handoffs: await countOpenHandoffs(deps.db, projectId, iso(deps.now())),
   }
 }

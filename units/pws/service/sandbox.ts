@@ -194,6 +194,41 @@ function applyOnce(
   }
 }
 
+export interface RetryBounds {
+  maxAttempts: number
+  backoffMs: number
+  timeoutMs: number
+}
+
+/**
+ * Run `fn` until it succeeds, at most `maxAttempts` times, `backoffMs` apart, and never starting
+ * an attempt that would end past `timeoutMs`. A refusal (AppError) is final at once; a storage
+ * failure after the last attempt is 503 `sandbox_write_failed`.
+ */
+export async function withBoundedRetry<T>(
+  bounds: RetryBounds,
+  fn: (attempt: number) => T,
+  onFailure: (attempt: number, err: unknown) => void = () => undefined,
+): Promise<T> {
+  const deadline = Date.now() + bounds.timeoutMs
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return fn(attempt)
+    } catch (err) {
+      if (err instanceof AppError) throw err
+      onFailure(attempt, err)
+      if (attempt >= bounds.maxAttempts || Date.now() + bounds.backoffMs >= deadline) {
+        throw unavailable(
+          'sandbox_write_failed',
+          `The sandbox write failed after ${attempt} attempt(s); nothing was applied.`,
+          { attempts: attempt },
+        )
+      }
+      await Bun.sleep(bounds.backoffMs)
+    }
+  }
+}
+
 export async function sandboxWrite(deps: PwsDeps, projectId: string, r: Request): Promise<Response> {
   const refusal = sandboxGate(deps.settings.sandbox, projectId, r.owner_attribution.owner_repo)
   const count = (result: string) => deps.counters.sandboxWrites.inc({ scenario: r.scenario, result })
@@ -201,31 +236,18 @@ export async function sandboxWrite(deps: PwsDeps, projectId: string, r: Request)
     count('refused')
     throw new AppError(refusal.status, refusal.code, refusal.message)
   }
-  const deadline = Date.now() + r.timeout_ms
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const { answer, replayed } = applyOnce(deps, projectId, r, attempt)
-      count(replayed ? 'replayed' : answer.status)
-      return answer
-    } catch (err) {
-      if (err instanceof AppError) {
-        count('refused')
-        throw err
-      }
-      const canRetry = attempt < r.retry.max_attempts && Date.now() + r.retry.backoff_ms < deadline
-      deps.log.warn({ attempt, err: (err as Error).message }, 'sandbox write attempt failed')
-      if (!canRetry) {
-        count('failed')
-        throw unavailable(
-          'sandbox_write_failed',
-          `The sandbox write failed after ${attempt} attempt(s); nothing was applied.`,
-          {
-            attempts: attempt,
-          },
-        )
-      }
-      await Bun.sleep(r.retry.backoff_ms)
-    }
+  try {
+    const { answer, replayed } = await withBoundedRetry(
+      { maxAttempts: r.retry.max_attempts, backoffMs: r.retry.backoff_ms, timeoutMs: r.timeout_ms },
+      (attempt) => applyOnce(deps, projectId, r, attempt),
+      (attempt, err) =>
+        deps.log.warn({ attempt, err: (err as Error).message }, 'sandbox write attempt failed'),
+    )
+    count(replayed ? 'replayed' : answer.status)
+    return answer
+  } catch (err) {
+    count(err instanceof AppError && err.status === 503 ? 'failed' : 'refused')
+    throw err
   }
 }
 
