@@ -100,10 +100,10 @@ export const web = defineUnit({
             batch: 50,
           })
         : undefined
-    // The quick start has no Turnstile account: development without a secret uses Cloudflare's
-    // always-pass test secret and says so. Test stays strict (its tests exercise the missing
-    // secret) and production refuses test secrets at start.
-    const devSecret = !c.TURNSTILE_SECRET_KEY && c.SVC_ENV === 'development'
+    // The quick start has no Turnstile account: outside production, no secret means Cloudflare's
+    // always-pass test secret, said in the log and /ready. Production stays strict (503) and
+    // refuses test secrets at start.
+    const devSecret = !c.TURNSTILE_SECRET_KEY && c.SVC_ENV !== 'production'
     if (devSecret) ctx.log.warn(ALWAYS_PASS_NOTE)
     const secret = c.TURNSTILE_SECRET_KEY ?? (devSecret ? ALWAYS_PASS_SECRET : undefined)
     const turnstile = secret
