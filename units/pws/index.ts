@@ -6,8 +6,10 @@ import { credentials } from '../../common/credentials.ts'
 import { createPoller } from '../../common/poller.ts'
 import { sessionConfigProblems, sessionEnv, sessionOptions, sessionPlugin } from '../../common/session.ts'
 import { hmacHex, signaturePlugin } from '../../common/signature.ts'
+import { PersistenceGuard } from '../../db/guard.ts'
 import { sqliteLease } from '../../db/lease.ts'
 import { migrations } from '../../db/migrations/pws/index.ts'
+import type { Db } from '../../db/sqlite.ts'
 import { defineUnit, type HttpUnit } from '../../runtime/unit.ts'
 import { pwsContract } from './manifest.ts'
 import { meta } from './meta.ts'
@@ -27,6 +29,7 @@ import { GIT_POLL_FALLBACK_MINUTES } from './rules/summary.ts'
 import { pollAll } from './service/delivery.ts'
 import type { ProviderSettings, PwsDeps, PwsSettings } from './service/deps.ts'
 import { createOidcLogin } from './service/oidc.ts'
+import { PERSISTENCE_UNAVAILABLE } from './service/sandbox.ts'
 
 const integer = (min: number, max: number, dflt: number, description: string) =>
   T.Integer({ minimum: min, maximum: max, default: dflt, description })
@@ -178,6 +181,12 @@ export const definePws = (clock: () => number = Date.now): HttpUnit =>
       }
       const deps: PwsDeps = {
         db: ctx.db,
+        guard: new PersistenceGuard<Db>(ctx.db, ctx.sqlite, {
+          prepare: (db) => db,
+          onFailure: (err) => ctx.log.error({ err: (err as Error)?.message }, 'persistence failure'),
+          code: PERSISTENCE_UNAVAILABLE,
+          message: 'The project store is unavailable; nothing was written.',
+        }),
         log: ctx.log,
         settings,
         contract,

@@ -1,11 +1,8 @@
 /** Schema helpers every PWS family uses. */
-import type { TLiteral, TSchema, TUnion } from '@sinclair/typebox'
+import type { TSchema } from '@sinclair/typebox'
 import { t } from 'elysia'
 
-type Lits<V extends readonly string[]> = { [K in keyof V]: TLiteral<V[K] & string> }
-/** A union of string literals, typed as a tuple so handler types see the exact union. */
-export const lit = <const V extends readonly [string, ...string[]]>(...values: V): TUnion<[...Lits<V>]> =>
-  t.Union(values.map((v) => t.Literal(v))) as never
+export { lit } from '../../../common/schema.ts'
 
 export const Nullable = <S extends TSchema>(s: S) => t.Union([s, t.Null()])
 export const Ts = t.String({ description: 'ISO 8601 UTC timestamp with milliseconds', maxLength: 40 })

@@ -82,3 +82,22 @@ describe('open runtime entry surfaces', () => {
     expect(metrics).toContain('svc_pws_projects{unit="pws"} 1')
   })
 })
+
+describe('persistence loss', () => {
+  test('a dead database: writes answer 503 persistence_unavailable, readiness 503, liveness stays up', async () => {
+    const dead = bootPws()
+    try {
+      await dead.project('doomed')
+      dead.u.ctx.sqlite.close()
+      const res = await dead.send('POST', '/api/v1/projects/doomed/adapter-sandbox/writes', {}, 'admin')
+      expect(res.status).toBeLessThan(500)
+      const write = await dead.send('POST', '/api/v1/projects', { project_id: 'after', name: 'x' })
+      expect(write.status).toBe(503)
+      expect((await write.json()).error.code).toBe('persistence_unavailable')
+      expect((await dead.u.request('/readyz')).status).toBe(503)
+      expect((await dead.u.request('/healthz')).status).toBe(200)
+    } finally {
+      await dead.u.dispose().catch(() => undefined)
+    }
+  })
+})

@@ -20,9 +20,8 @@ import {
   listAgents,
   listHandoffs,
   updateHandoffTx,
-  writeTx,
 } from '../store.ts'
-import { iso, type PwsDeps } from './deps.ts'
+import { iso, type PwsDeps, write } from './deps.ts'
 import { cursorPosition, nextCursor, requireProject } from './projects.ts'
 
 /** An open handoff past its expiry reads as expired, whether or not anyone expired it yet. */
@@ -114,7 +113,7 @@ export async function createHandoff(
     createdAt: at,
     decidedAt: null,
   }
-  writeTx(deps.db, (tx) => {
+  write(deps, (tx) => {
     if (!findTaskTx(tx, projectId, body.task_key)) {
       throw unprocessable('unknown_task', `Project ${projectId} has no task ${body.task_key}.`, {
         task_key: body.task_key,
@@ -162,7 +161,7 @@ export async function decideHandoff(
 ) {
   await requireProject(deps, projectId)
   const now = deps.now()
-  const row = writeTx(deps.db, (tx) => {
+  const row = write(deps, (tx) => {
     const current = findHandoffTx(tx, projectId, handoffId)
     if (!current) throw handoffNotFound(handoffId)
     const state = effectiveState(current, now)

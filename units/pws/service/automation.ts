@@ -3,7 +3,7 @@ import { unavailable } from '../../../common/errors.ts'
 import { AutomationError, type AutomationSettings, expertStatus, operatorSnapshot } from '../automation.ts'
 import { nextVersion } from '../rules/versioning.ts'
 import { findTaskBySourceTx, updateTaskTx, writeTx } from '../store.ts'
-import { iso, type PwsDeps } from './deps.ts'
+import { iso, type PwsDeps, write } from './deps.ts'
 import { requireProject } from './projects.ts'
 import { insertNewTaskTx, taskView } from './tasks.ts'
 
@@ -42,7 +42,7 @@ export async function operatorSync(deps: PwsDeps, projectId: string) {
   const snap = await snapshot(deps)
   const now = deps.now()
   const at = iso(now)
-  const tasks = writeTx(deps.db, (tx) =>
+  const tasks = write(deps, (tx) =>
     snap.failing.map((f) => {
       const title = `Workflow ${f.workflow_name} failing (${f.failed_executions} failed executions)`
       const state = f.active ? 'active' : 'inactive'

@@ -45,9 +45,8 @@ import {
   type TaskRow,
   updateTaskTx,
   upsertDeliveryTx,
-  writeTx,
 } from '../store.ts'
-import { iso, type PwsDeps, writeback } from './deps.ts'
+import { iso, type PwsDeps, write, writeback } from './deps.ts'
 import { doctor } from './overview.ts'
 import { requireProject } from './projects.ts'
 import { insertNewTaskTx, taskView } from './tasks.ts'
@@ -59,7 +58,7 @@ function storeSnapshot(deps: PwsDeps, project: ProjectRow, provider: Provider, s
   const now = deps.now()
   const at = iso(now)
   const repo = project.repoFullName as string
-  return writeTx(deps.db, (tx) => {
+  return write(deps, (tx) => {
     const existing = new Map(
       deliveryOfTx(tx, project.projectId, provider).map((r) => [`${r.kind}:${r.externalId}`, r]),
     )
@@ -448,7 +447,7 @@ export async function createLinkedTask(
   await requireProject(deps, projectId)
   const now = deps.now()
   const reference = prReference(provider, externalId)
-  const out = writeTx(deps.db, (tx) => {
+  const out = write(deps, (tx) => {
     const item = findDeliveryTx(tx, projectId, kind, provider, externalId)
     if (!item) throw itemNotFound(kind, provider, externalId)
     const existing = findTaskBySourceTx(tx, projectId, kind, reference)

@@ -1,6 +1,7 @@
 import type { UnitContract } from '../../../common/contract.ts'
 import { AppError } from '../../../common/errors.ts'
 import type { Logger } from '../../../common/logger.ts'
+import type { PersistenceGuard } from '../../../db/guard.ts'
 import type { Db } from '../../../db/sqlite.ts'
 import type { AutomationSettings } from '../automation.ts'
 import type { PwsCounters } from '../metrics.ts'
@@ -45,6 +46,8 @@ export interface PwsSettings {
 /** What every PWS service function is handed. */
 export interface PwsDeps {
   db: Db
+  /** Writes go through it: a storage failure is a 503 (nothing written) and degrades readiness. */
+  guard: PersistenceGuard<Db>
   log: Logger
   settings: PwsSettings
   contract: UnitContract
@@ -60,7 +63,7 @@ export const iso = (ms: number): string => new Date(ms).toISOString()
  */
 export function writeback<T>(deps: PwsDeps, fn: (tx: Db) => T): T {
   try {
-    return deps.db.transaction((tx) => fn(tx as unknown as Db), { behavior: 'immediate' })
+    return deps.guard.write(fn)
   } catch (err) {
     const conflict =
       err instanceof AppError ? (err.extra?.conflict as { target_type?: string; reason?: string }) : undefined
@@ -73,3 +76,6 @@ export function writeback<T>(deps: PwsDeps, fn: (tx: Db) => T): T {
     throw err
   }
 }
+
+/** One guarded IMMEDIATE transaction (a storage failure is a 503 `persistence_unavailable`). */
+export const write = <T>(deps: PwsDeps, fn: (tx: Db) => T): T => deps.guard.write(fn)

@@ -7,14 +7,13 @@ import {
   decodeCursor,
   encodeCursor,
   findProject,
-  insertProject,
   insertProjectTx,
   type LaneRow,
   listLanes,
   listProjects,
   type ProjectRow,
 } from '../store.ts'
-import { iso, type PwsDeps } from './deps.ts'
+import { iso, type PwsDeps, write } from './deps.ts'
 
 export const projectView = (p: ProjectRow): Static<typeof Project> => ({
   project_id: p.projectId,
@@ -73,7 +72,7 @@ export async function createProject(deps: PwsDeps, body: Static<typeof CreatePro
     iso(deps.now()),
     body.primary_repo_ref,
   )
-  if (!(await insertProject(deps.db, project, laneRows))) {
+  if (!write(deps, (tx) => insertProjectTx(tx, project, laneRows))) {
     throw conflict('project_exists', `A project with project_id ${body.project_id} already exists.`)
   }
   return projectView(project)

@@ -14,6 +14,16 @@ describe('bounded retry of sandbox writes', () => {
     expect(seen).toEqual([1, 2, 3])
   })
 
+  test("the guard's 503 persistence_unavailable is a storage failure too, so it is retried", async () => {
+    let calls = 0
+    await withBoundedRetry({ maxAttempts: 3, backoffMs: 1, timeoutMs: 1000 }, () => {
+      calls++
+      if (calls < 2) throw new AppError(503, 'persistence_unavailable', 'down')
+      return calls
+    })
+    expect(calls).toBe(2)
+  })
+
   test('after max_attempts the write fails closed with 503 sandbox_write_failed', async () => {
     let calls = 0
     const err = await withBoundedRetry({ maxAttempts: 2, backoffMs: 1, timeoutMs: 1000 }, () => {

@@ -19,10 +19,9 @@ import {
   insertSandboxWriteTx,
   type TaskRow,
   updateTaskTx,
-  writeTx,
 } from '../store.ts'
 import { effectiveState } from './agents.ts'
-import { iso, type PwsDeps } from './deps.ts'
+import { iso, type PwsDeps, write } from './deps.ts'
 import { ensureProjectTx } from './projects.ts'
 import { insertNewTaskTx, type NewTask } from './tasks.ts'
 
@@ -30,10 +29,13 @@ type Request = Static<typeof SandboxWriteRequest>
 type Response = Static<typeof SandboxWriteResponse>
 type Echo = NonNullable<Response['handoff_context']>
 
-/** Thrown inside the transaction to roll a dry run back with its answer. */
-class DryRun extends Error {
+/**
+ * Thrown inside the transaction to roll a dry run back with its answer. An AppError, so the
+ * persistence guard passes it through as a refusal rather than a storage failure.
+ */
+class DryRun extends AppError {
   constructor(readonly answer: Response) {
-    super('dry run')
+    super(200, 'dry_run', 'dry run: rolled back')
   }
 }
 
@@ -134,7 +136,7 @@ function applyOnce(
   const now = deps.now()
   const at = iso(now)
   try {
-    return writeTx(deps.db, (tx) => {
+    return write(deps, (tx) => {
       const seen = store.lookup(req)
       if (seen.state === 'conflict') throw idempotencyConflict(req.scope)
       if (seen.state === 'replay') {
@@ -194,6 +196,8 @@ function applyOnce(
   }
 }
 
+export const PERSISTENCE_UNAVAILABLE = 'persistence_unavailable'
+
 export interface RetryBounds {
   maxAttempts: number
   backoffMs: number
@@ -215,7 +219,8 @@ export async function withBoundedRetry<T>(
     try {
       return fn(attempt)
     } catch (err) {
-      if (err instanceof AppError) throw err
+      // The guard turns a storage failure into 503 persistence_unavailable: that one is retried.
+      if (err instanceof AppError && err.errorCode !== PERSISTENCE_UNAVAILABLE) throw err
       onFailure(attempt, err)
       if (attempt >= bounds.maxAttempts || Date.now() + bounds.backoffMs >= deadline) {
         throw unavailable(

@@ -35,7 +35,7 @@ export function roleAdminPosture(deps: PwsDeps): string {
 
 export function readiness(deps: PwsDeps, sqlite: Database) {
   const s = deps.settings
-  const database = databaseReady(sqlite)
+  const database = databaseReady(sqlite) && deps.guard.ready()
   const warnings: string[] = []
   if (!s.oidc) warnings.push('PWS_OIDC_ISSUER is not set: app login is unavailable')
   if (!s.sessionsAvailable)

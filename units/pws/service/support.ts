@@ -17,9 +17,8 @@ import {
   type TaskRow,
   updateTaskTx,
   upsertSupportHandoffTx,
-  writeTx,
 } from '../store.ts'
-import { iso, type PwsDeps } from './deps.ts'
+import { iso, type PwsDeps, write } from './deps.ts'
 import { ensureProjectTx } from './projects.ts'
 import { insertNewTaskTx, taskView } from './tasks.ts'
 
@@ -40,7 +39,7 @@ export async function receiveSupportHandoff(deps: PwsDeps, envelope: Envelope) {
   }
   const now = deps.now()
   const at = iso(now)
-  const outcome = writeTx(deps.db, (tx) => {
+  const outcome = write(deps, (tx) => {
     ensureProjectTx(tx, projectId, 'Support', at)
     const seen = findSupportHandoffTx(tx, envelope.correlation_id)
     const existing: TaskRow | undefined = seen

@@ -15,9 +15,8 @@ import {
   type TaskRow,
   takeTaskSeqTx,
   updateTaskTx,
-  writeTx,
 } from '../store.ts'
-import { iso, type PwsDeps, writeback } from './deps.ts'
+import { iso, type PwsDeps, write, writeback } from './deps.ts'
 import { cursorPosition, nextCursor, requireProject } from './projects.ts'
 
 export type TaskView = Static<typeof Task>
@@ -120,7 +119,7 @@ export function insertNewTaskTx(tx: Db, projectId: string, t: NewTask, at: strin
 export async function createTask(deps: PwsDeps, projectId: string, body: Static<typeof CreateTaskRequest>) {
   await requireProject(deps, projectId)
   const at = iso(deps.now())
-  const row = writeTx(deps.db, (tx) =>
+  const row = write(deps, (tx) =>
     insertNewTaskTx(
       tx,
       projectId,
