@@ -2,7 +2,7 @@
 import { unavailable } from '../../../common/errors.ts'
 import { AutomationError, type AutomationSettings, expertStatus, operatorSnapshot } from '../automation.ts'
 import { nextVersion } from '../rules/versioning.ts'
-import { findTaskBySourceTx, updateTaskTx, writeTx } from '../store.ts'
+import { findTaskBySourceTx, updateTaskTx } from '../store.ts'
 import { iso, type PwsDeps, write } from './deps.ts'
 import { requireProject } from './projects.ts'
 import { insertNewTaskTx, taskView } from './tasks.ts'
