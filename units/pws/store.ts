@@ -3,7 +3,7 @@
  * already await, ready for an async storage driver); writes that must see and change state
  * together run in one IMMEDIATE transaction with a synchronous callback.
  */
-import { and, asc, count, eq, gt, inArray, lt, or, sql } from 'drizzle-orm'
+import { and, asc, count, eq, gt, lt, or, sql } from 'drizzle-orm'
 import type { Db } from '../../db/sqlite.ts'
 import {
   agents,
@@ -36,7 +36,7 @@ export type IntegrationStateRow = typeof integrationRuns.$inferSelect
 export type SandboxWriteRow = typeof sandboxWrites.$inferSelect
 
 /** One IMMEDIATE transaction; a throw inside rolls everything back. */
-export function writeTx<T>(db: Db, fn: (tx: Db) => T): T {
+function writeTx<T>(db: Db, fn: (tx: Db) => T): T {
   return db.transaction((tx) => fn(tx as unknown as Db), { behavior: 'immediate' })
 }
 
@@ -84,11 +84,6 @@ export async function listProjects(db: Db, limit: number, after?: string[]): Pro
     .limit(limit + 1)
     .all()
   return pageOf(rows, limit, (r) => [r.projectId])
-}
-
-/** Insert a project with its lanes; false when the id is taken. */
-export async function insertProject(db: Db, project: ProjectRow, laneRows: LaneRow[]): Promise<boolean> {
-  return writeTx(db, (tx) => insertProjectTx(tx, project, laneRows))
 }
 
 export function insertProjectTx(tx: Db, project: ProjectRow, laneRows: LaneRow[]): boolean {
@@ -179,26 +174,6 @@ export function findTaskTx(tx: Db, projectId: string, taskKey: string): TaskRow 
     .get()
 }
 
-export async function findTasksBySource(
-  db: Db,
-  projectId: string,
-  sourceReferenceType: string,
-  references: string[],
-): Promise<TaskRow[]> {
-  if (references.length === 0) return []
-  return db
-    .select()
-    .from(tasks)
-    .where(
-      and(
-        eq(tasks.projectId, projectId),
-        eq(tasks.sourceReferenceType, sourceReferenceType),
-        inArray(tasks.sourceReference, references),
-      ),
-    )
-    .all()
-}
-
 /** Hand out the next task number of a project. */
 export function takeTaskSeqTx(tx: Db, projectId: string): number {
   const row = tx
@@ -236,14 +211,6 @@ export async function listAgents(db: Db, projectId: string, limit: number, after
     .limit(limit + 1)
     .all()
   return pageOf(rows, limit, (r) => [r.agentKey])
-}
-
-export function findAgentTx(tx: Db, projectId: string, agentKey: string): AgentRow | undefined {
-  return tx
-    .select()
-    .from(agents)
-    .where(and(eq(agents.projectId, projectId), eq(agents.agentKey, agentKey)))
-    .get()
 }
 
 export async function insertAgent(db: Db, row: AgentRow): Promise<boolean> {
