@@ -256,3 +256,32 @@ describe('provider ingest', () => {
     expect((await post('/api/v1/integrations/gitea/webhook', signed)).status).toBe(503)
   })
 })
+
+describe('poll fallback', () => {
+  test('the poller syncs bound projects on its own, holding the lease', async () => {
+    const polled = fakeCodeHost(TOKEN)
+    const p = bootPws({ PWS_GITHUB_URL: polled.peer.url, PWS_GITHUB_TOKEN: TOKEN, PWS_POLL_INTERVAL_S: '1' })
+    try {
+      await p.project('polled', { primary_repo_ref: { provider: 'github', full_name: 'acme/app' } })
+      const poller = p.u.background.find((b) => b.name === 'pws:provider-poll')
+      expect(poller).toBeDefined()
+      poller?.start()
+      let state: Json
+      for (let i = 0; i < 60; i++) {
+        state = await (await p.get('/api/v1/projects/polled/integrations/github')).json()
+        if (state.last_poll_at) break
+        await Bun.sleep(100)
+      }
+      expect(state.last_poll_at).not.toBeNull()
+      expect(state.last_webhook_at).toBeNull()
+      expect(
+        (await (await p.get('/api/v1/projects/polled/delivery/review-queue')).json()).items,
+      ).toHaveLength(3)
+      const metrics = await (await p.u.request('/metrics')).text()
+      expect(metrics).toContain('svc_pws_sync_events_total{provider="github",source="poll",result="ok"')
+    } finally {
+      await p.u.dispose()
+      polled.peer.stop()
+    }
+  })
+})
