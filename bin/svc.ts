@@ -13,13 +13,14 @@ import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from '../common/cli.ts'
 import { ConfigError } from '../common/config.ts'
 import { openUnitDatabase, probeFile, readUnitConfig, runUnit } from '../runtime/run.ts'
 import { cliUnits, httpUnits, registeredUnit, unitNames } from '../units/registry.ts'
-import { runSuite } from './suite.ts'
+import { runSuite, suiteStatus } from './suite.ts'
 
 const USAGE = `usage: svc <command>
   unit <name>       run one HTTP unit (${Object.keys(httpUnits).join(' ')})
   units             list the units with their ports and liveness routes
   migrate <name>    create or migrate a unit's SQLite database, then exit
   suite [name...]   run every HTTP unit (or the named ones), wired to each other
+  suite status [name...]  each unit's liveness and readiness on this host (exit 1 if any is not ready)
   probe [name]      exit 0 when the unit running on this data directory answers its liveness route
 ${Object.entries(cliUnits)
   .map(([name, u]) => `  ${`${name} <command>`.padEnd(18)}${u.title} (svc ${name} lists its commands)`)
@@ -105,6 +106,7 @@ async function main(argv: string[]): Promise<number | undefined> {
     case 'probe':
       return probe(rest[0], env)
     case 'suite':
+      if (rest[0] === 'status') return suiteStatus(rest.slice(1), env, (text) => process.stdout.write(text))
       await runSuite(rest, env)
       return undefined
     case undefined:

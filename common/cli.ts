@@ -16,6 +16,7 @@ import { join, resolve } from 'node:path'
 import { type ParseArgsConfig, parseArgs } from 'node:util'
 import { type Static, Type as T, type TObject, type TProperties } from '@sinclair/typebox'
 import { ConfigError, loadConfig } from './config.ts'
+import { FamilyKey } from './contract.ts'
 import { sha256Hex } from './hash.ts'
 import { callPeer, type PeerFailure } from './peer.ts'
 import { buildCommit } from './version.ts'
@@ -614,4 +615,32 @@ export function driftChecks(
     )
   }
   return { checks, differences: all }
+}
+
+/**
+ * The manifest file a command-line unit ships (`units/<unit>/manifest.json`): what it is, its
+ * commands and files, the families it produces and consumes, where its version comes from.
+ */
+export const cliManifestFile = <const U extends string>(unit: U, title: string) => {
+  const S = T.String({ minLength: 1 })
+  return T.Object(
+    {
+      $schema: T.Optional(T.String()),
+      manifest_schema: T.Literal(`svc.${unit}-manifest/1`),
+      unit: T.Literal(unit),
+      tool_key: S,
+      title: S,
+      kind: T.Literal('cli'),
+      contract_file: S,
+      contract_version: S,
+      network_api: T.Literal(false),
+      commands: T.Array(S),
+      files: T.Object({ stack: S, features: S, package_metadata: S }, { additionalProperties: false }),
+      docs_entrypoint: S,
+      producer_families: T.Array(FamilyKey),
+      consumer_families: T.Array(FamilyKey),
+      version_source: S,
+    },
+    { additionalProperties: false, $id: `svc.${unit}-manifest/1`, title },
+  )
 }

@@ -1,6 +1,6 @@
 /** TypeBox schemas of MEM's repository files, of what it reads from its peers, and of its `--json` documents. */
 import { type Static, Type as T } from '@sinclair/typebox'
-import { ChecksDocument, ObservationSchema, VersionTruthSchema } from '../../common/cli.ts'
+import { ChecksDocument, cliManifestFile, ObservationSchema, VersionTruthSchema } from '../../common/cli.ts'
 import { FamilyKey } from '../../common/contract.ts'
 
 const S = T.String({ minLength: 1 })
@@ -43,26 +43,7 @@ export const StackFile = T.Object(
 )
 export type StackFile = Static<typeof StackFile>
 
-export const ManifestFile = T.Object(
-  {
-    $schema: T.Optional(T.String()),
-    manifest_schema: T.Literal('svc.mem-manifest/1'),
-    unit: T.Literal('mem'),
-    tool_key: S,
-    title: S,
-    kind: T.Literal('cli'),
-    contract_file: S,
-    contract_version: S,
-    network_api: T.Literal(false),
-    commands: Strings,
-    files: T.Object({ stack: S, features: S, package_metadata: S }, closed),
-    docs_entrypoint: S,
-    producer_families: T.Array(FamilyKey),
-    consumer_families: T.Array(FamilyKey),
-    version_source: S,
-  },
-  { ...closed, $id: 'svc.mem-manifest/1', title: 'MEM manifest' },
-)
+export const ManifestFile = cliManifestFile('mem', 'MEM manifest')
 export type ManifestFile = Static<typeof ManifestFile>
 
 export const FeaturesFile = T.Object(

@@ -2,6 +2,7 @@
 import { type Static, Type as T } from '@sinclair/typebox'
 import {
   ChecksDocument,
+  cliManifestFile,
   DifferenceSchema,
   ObservationSchema,
   VerdictSchema,
@@ -68,26 +69,7 @@ export const StackFile = T.Object(
 export type StackFile = Static<typeof StackFile>
 
 /** `units/tel/manifest.json`. */
-export const ManifestFile = T.Object(
-  {
-    $schema: T.Optional(T.String()),
-    manifest_schema: T.Literal('svc.tel-manifest/1'),
-    unit: T.Literal('tel'),
-    tool_key: S,
-    title: S,
-    kind: T.Literal('cli'),
-    contract_file: S,
-    contract_version: S,
-    network_api: T.Literal(false),
-    commands: Strings,
-    files: T.Object({ stack: S, features: S, package_metadata: S }, closed),
-    docs_entrypoint: S,
-    producer_families: T.Array(FamilyKey),
-    consumer_families: T.Array(FamilyKey),
-    version_source: S,
-  },
-  { ...closed, $id: 'svc.tel-manifest/1', title: 'TEL manifest' },
-)
+export const ManifestFile = cliManifestFile('tel', 'TEL manifest')
 export type ManifestFile = Static<typeof ManifestFile>
 
 /** `units/tel/features.json`: the machine-readable feature registry. */
