@@ -5,4 +5,5 @@ export const meta = unitMeta({
   title: 'project workflow service',
   port: 18082,
   liveness: '/healthz',
+  readiness: '/readyz',
 })

@@ -1,6 +1,6 @@
 /** Agents and handoffs (their fields are this project's choice: the spec does not show them). */
 import { t } from 'elysia'
-import { Key, lit, Nullable, PageQuery, ProjectId, Text, Ts } from './common.ts'
+import { lit, Nullable, PageQuery, ProjectId, Text, Ts } from './common.ts'
 import { TaskKey } from './tasks.ts'
 
 export const AgentKey = t.String({
@@ -57,4 +57,3 @@ export const HandoffActionParams = t.Object({
   handoff_id: t.String({ format: 'uuid' }),
   action: HandoffAction,
 })
-export { Key }
