@@ -153,11 +153,34 @@ describe('planning pages synced with a git repository', () => {
     expect(pushed.status).toBe(200)
     git(other, 'pull', '--quiet', '--rebase')
     expect(await Bun.file(join(other, 'plan', 'risks.md')).text()).toBe('# Risks\n\nNone yet.\n')
+    // The conflicted page stays conflicted through a sync until it is pulled (theirs) or pushed.
+    const conflicted = await page('roadmap')
+    expect(conflicted.sync_state).toBe('conflicted')
+    const resolved = await t.send('POST', `${P}/planning/pages/roadmap/pull-from-repo`, {
+      expected_version: conflicted.version_token,
+    })
+    expect((await resolved.json()).sync_state).toBe('in_sync')
+    expect((await page('roadmap')).title).toBe('Roadmap (theirs)')
     const sync = await (await t.send('POST', `${P}/integrations/planning/sync`, {})).json()
     expect(sync).toMatchObject({ project_id: 'plan', sync_mode: 'auto' })
     expect(sync.result.pages.map((p: Json) => p.slug)).toEqual(['risks', 'roadmap'])
     const list = await (await t.get(`${P}/planning/pages`)).json()
     expect(list.items.every((p: Json) => p.sync_state === 'in_sync' && !('body' in p))).toBe(true)
+    // A local edit is not overwritten by the next sync; a file removed upstream is reported.
+    const risks = await page('risks')
+    await t.send('PATCH', `${P}/planning/pages/risks`, {
+      body: 'Unpushed.',
+      expected_version: risks.version_token,
+    })
+    git(other, 'rm', '--quiet', 'plan/roadmap.md')
+    git(other, 'commit', '--quiet', '-m', 'drop roadmap')
+    git(other, 'push', '--quiet')
+    const again = await (await t.send('POST', `${P}/planning/pages/sync-from-repo`, {})).json()
+    expect(again.pages).toEqual([
+      { slug: 'risks', sync_state: 'local_changes', repo_path: 'plan/risks.md' },
+      { slug: 'roadmap', sync_state: 'missing_in_repo', repo_path: 'plan/roadmap.md' },
+    ])
+    expect((await page('risks')).body).toBe('Unpushed.')
   })
 })
 

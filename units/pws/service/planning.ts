@@ -243,11 +243,16 @@ export async function syncFromRepo(deps: PwsDeps, repo: PlanningRepo | undefined
   const commit = await withGit(deps, 'sync_from_repo', () => r.pull())
   const now = deps.now()
   const slugs = r.listPages(projectId)
-  const synced = writeback(deps, (tx) =>
-    slugs.map((slug) => {
+  const known = await listPages(deps.db, projectId)
+  const synced = writeback(deps, (tx) => {
+    const fromRepo = slugs.map((slug) => {
       const repoPath = pagePath(projectId, slug)
       const { title, body } = parsePage(r.readPage(repoPath) ?? '', slug)
       const current = findPageTx(tx, projectId, slug)
+      // Unpushed local edits are never overwritten by a sync: push or pull the page itself.
+      if (current && current.syncState !== 'in_sync' && current.syncState !== 'missing_in_repo') {
+        return { slug, sync_state: current.syncState, repo_path: repoPath }
+      }
       const same =
         current && current.title === title && current.body === body && current.syncState === 'in_sync'
       if (!same) {
@@ -263,8 +268,19 @@ export async function syncFromRepo(deps: PwsDeps, repo: PlanningRepo | undefined
         })
       }
       return { slug, sync_state: 'in_sync', repo_path: repoPath }
-    }),
-  )
+    })
+    // Pages synced before whose file is gone from the repository.
+    const gone = known
+      .filter((p) => !slugs.includes(p.slug) && p.syncState === 'in_sync')
+      .map((p) => {
+        updatePageTx(tx, projectId, p.slug, {
+          syncState: 'missing_in_repo',
+          updatedAt: nextVersion(p.updatedAt, now),
+        })
+        return { slug: p.slug, sync_state: 'missing_in_repo', repo_path: p.repoPath }
+      })
+    return [...fromRepo, ...gone]
+  })
   return { project_id: projectId, repo_commit: commit || null, pages: synced }
 }
 
