@@ -45,7 +45,6 @@ export const Slug = t.String({
 })
 export const PageParams = t.Object({ project_id: ProjectId, slug: Slug })
 
-export const SyncState = lit('in_sync', 'local_changes', 'conflicted')
 export const Page = t.Object({
   slug: t.String(),
   title: t.String(),
