@@ -83,15 +83,20 @@ describe('workflow-automation integrations', () => {
     expect(tasks.items).toHaveLength(1)
   })
 
-  test('expert: WTA reachability and status; unconfigured integrations answer 503', async () => {
+  test('expert: WTA reachability and status; unconfigured, reads say so and sync answers 503', async () => {
     const res: Json = await (await t.get(`${P}/automation-expert`)).json()
     expect(res).toMatchObject({ reachable: true, status: { operator: { state: 'ok' } } })
     const bare = bootPws()
     try {
       await bare.project('ops')
       const r = await bare.get('/api/v1/projects/ops/integrations/automation-operator')
-      expect(r.status).toBe(503)
-      expect((await r.json()).error.code).toBe('integration_not_configured')
+      expect(await r.json()).toMatchObject({ configured: false })
+      expect(
+        (await (await bare.get('/api/v1/projects/ops/integrations/automation-expert')).json()).configured,
+      ).toBe(false)
+      const sync = await bare.send('POST', '/api/v1/projects/ops/integrations/automation-operator/sync', {})
+      expect(sync.status).toBe(503)
+      expect((await sync.json()).error.code).toBe('integration_not_configured')
       expect((await bare.get('/api/v1/projects/ops/integrations/github')).status).toBe(200)
     } finally {
       await bare.u.dispose()

@@ -133,6 +133,12 @@ describe('provider ingest', () => {
     )
     expect(created.status).toBe(201)
     expect((await created.json()).task.source_reference).toBe('github:feature/login')
+    const odd = await t.send(
+      'POST',
+      `${P}/delivery/branch-queue/github/${encodeURIComponent('100% done')}/create-task`,
+      {},
+    )
+    expect(odd.status).toBe(404)
   })
 
   test('release readiness, pipelines, deployments and the health summary come from stored data', async () => {

@@ -119,8 +119,14 @@ export const deliveryRoutes = (deps: PwsDeps, sessions: ReturnType<typeof sessio
     .post(
       `${P}/delivery/branch-queue/:provider/:branch_name/create-task`,
       async ({ params, set }) => {
-        const name = decodeURIComponent(params.branch_name)
-        const out = await createLinkedTask(deps, params.project_id, 'branch', params.provider, name)
+        // The router has already decoded the name (`feature%2Fx` arrives as `feature/x`).
+        const out = await createLinkedTask(
+          deps,
+          params.project_id,
+          'branch',
+          params.provider,
+          params.branch_name,
+        )
         set.status = out.created ? 201 : 200
         return out
       },

@@ -29,6 +29,9 @@ async function snapshot(deps: PwsDeps) {
 
 export async function operatorStatus(deps: PwsDeps, projectId: string) {
   await requireProject(deps, projectId)
+  if (!deps.settings.automation.operator) {
+    return { project_id: projectId, integration: 'automation-operator', configured: false }
+  }
   const snap = await snapshot(deps)
   return { project_id: projectId, integration: 'automation-operator', configured: true, ...snap }
 }
@@ -84,7 +87,8 @@ export async function operatorSync(deps: PwsDeps, projectId: string) {
 
 export async function expertView(deps: PwsDeps, projectId: string) {
   await requireProject(deps, projectId)
-  const s = need(deps.settings.automation.expert, 'workflow-automation expert (SVC_WTA_URL)')
+  const s = deps.settings.automation.expert
+  if (!s) return { project_id: projectId, integration: 'automation-expert', configured: false }
   return {
     project_id: projectId,
     integration: 'automation-expert',
