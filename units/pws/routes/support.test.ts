@@ -97,6 +97,17 @@ describe('support handoff from EIS', () => {
     expect(summary.external_truth_summary).toMatchObject({ external_truth: true })
   })
 
+  test('business references EIS could not resolve make the task partially visible', async () => {
+    const refs = { items: [{ doctype: 'Customer', name: 'C-1', found: false, partial: false }], summary: {} }
+    const res = await handoff(envelope({ correlation_id: 'corr-refs', business_refs: refs }, { id: '6000' }))
+    expect((await res.json()).task).toMatchObject({ partial_visibility: true })
+    const whole = { items: [{ doctype: 'Customer', name: 'C-1', found: true, partial: false }], summary: {} }
+    const again = await handoff(
+      envelope({ correlation_id: 'corr-refs', business_refs: whole }, { id: '6000' }),
+    )
+    expect((await again.json()).task).toMatchObject({ partial_visibility: false })
+  })
+
   test('refusals: no token 401, wrong token 401, bad envelope 400, unknown project 422', async () => {
     expect((await t.u.send('POST', '/api/v1/support/handoff', envelope())).status).toBe(401)
     const wrong = await handoff(envelope(), 'not-the-token')

@@ -27,6 +27,19 @@ type Envelope = Static<typeof SupportEnvelope>
 /** Priorities that skip the backlog. */
 const URGENT = new Set(['high', 'urgent', 'critical', 'p1', 'p0'])
 
+/**
+ * EIS reports each business reference it resolved (`business_refs.items[]` with `found` and
+ * `partial`); one it could not see whole makes the task's view of the case partial.
+ */
+export function partialVisibilityOf(e: Envelope): boolean {
+  const items = (e.business_refs as { items?: unknown } | undefined)?.items
+  if (!Array.isArray(items)) return false
+  return items.some((i) => {
+    const ref = i as { found?: unknown; partial?: unknown }
+    return ref.found === false || ref.partial === true
+  })
+}
+
 const sourceReference = (e: Envelope) => `${e.source.system}:${e.ticket.id}`
 const titleOf = (e: Envelope) => e.ticket.title?.trim() || `Support ticket ${e.ticket.id}`
 
@@ -60,6 +73,7 @@ export async function receiveSupportHandoff(deps: PwsDeps, envelope: Envelope) {
           sourceReference: sourceReference(envelope),
           externalTruthState: envelope.ticket.state,
           missingContext: !envelope.ticket.title && !envelope.ticket.article,
+          partialVisibility: partialVisibilityOf(envelope),
         },
         at,
       )
@@ -73,6 +87,7 @@ export async function receiveSupportHandoff(deps: PwsDeps, envelope: Envelope) {
         title: envelope.ticket.title?.trim() || existing.title,
         externalTruthState: envelope.ticket.state,
         missingContext: existing.missingContext && !envelope.ticket.title && !envelope.ticket.article,
+        partialVisibility: partialVisibilityOf(envelope),
         caseLifecycleGuard: guards.case_lifecycle_guard,
         lifecycleCompletionGuard: guards.lifecycle_completion_guard,
         // A ticket reopened at the source while its task is done needs a look from an operator.
