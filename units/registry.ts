@@ -11,6 +11,7 @@ import type { UnitMeta } from '../common/unit-meta.ts'
 import type { HttpUnit } from '../runtime/unit.ts'
 import { meta as als } from './als/meta.ts'
 import { meta as prs } from './prs/meta.ts'
+import { meta as pws } from './pws/meta.ts'
 import { meta as rms } from './rms/meta.ts'
 import { meta as web } from './web/meta.ts'
 
@@ -23,6 +24,7 @@ export const httpUnits = {
   als: { ...als, load: async () => (await import('./als/index.ts')).als },
   prs: { ...prs, load: async () => (await import('./prs/index.ts')).prs },
   rms: { ...rms, load: async () => (await import('./rms/index.ts')).rms },
+  pws: { ...pws, load: async () => (await import('./pws/index.ts')).pws },
 } satisfies Record<string, RegisteredUnit>
 
 type HttpUnitName = keyof typeof httpUnits
