@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from 'bun:test'
 import { spawnSync } from 'node:child_process'
-import { readdirSync, readFileSync } from 'node:fs'
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Ajv2019 from 'ajv/dist/2019.js'
 import { StatefulSet } from 'kubernetes-models/apps/v1/StatefulSet'
@@ -17,7 +17,7 @@ import { Service } from 'kubernetes-models/v1/Service'
 import { parse, parseAllDocuments } from 'yaml'
 import { suiteEnv } from '../bin/suite.ts'
 import { httpUnits } from '../units/registry.ts'
-import type { Json } from './harness.ts'
+import { type Json, tempDir } from './harness.ts'
 
 const ROOT = join(import.meta.dir, '..')
 const read = (...path: string[]) => readFileSync(join(ROOT, ...path), 'utf8')
@@ -461,5 +461,110 @@ describe('Kubernetes manifests', () => {
         )
       }
     }
+  })
+})
+
+const SYSTEMD_UNIT = join(ROOT, 'deploy', 'systemd', 'svc@.service')
+
+/** A systemd unit file as section → key → values (keys may repeat). */
+function unitFile(text: string): Record<string, Record<string, string[]>> {
+  const sections: Record<string, Record<string, string[]>> = {}
+  let current: Record<string, string[]> | undefined
+  for (const line of text.split('\n').map((l) => l.trim())) {
+    if (line === '' || line.startsWith('#')) continue
+    const header = line.match(/^\[(\w+)\]$/)
+    if (header?.[1]) {
+      current = sections[header[1]] = {}
+      continue
+    }
+    if (!current) throw new Error(`${line}: outside a section`)
+    const key = line.slice(0, line.indexOf('='))
+    const values = current[key] ?? []
+    values.push(line.slice(line.indexOf('=') + 1))
+    current[key] = values
+  }
+  return sections
+}
+
+/**
+ * `systemd-analyze verify` of svc@web.service in an offline root holding the system targets and a
+ * stand-in executable (verify checks that ExecStart's program exists). Its complaints, or ''.
+ */
+function systemdVerify(unitText: string): string {
+  const root = tempDir('svc-systemd-')
+  const system = join(root, 'usr', 'lib', 'systemd', 'system')
+  mkdirSync(system, { recursive: true })
+  mkdirSync(join(root, 'etc', 'systemd', 'system'), { recursive: true })
+  mkdirSync(join(root, 'usr', 'local', 'bin'), { recursive: true })
+  for (const f of readdirSync('/usr/lib/systemd/system').filter((f) => /\.(target|slice)$/.test(f))) {
+    copyFileSync(join('/usr/lib/systemd/system', f), join(system, f))
+  }
+  writeFileSync(join(root, 'usr', 'local', 'bin', 'svc'), '#!/bin/sh\n')
+  chmodSync(join(root, 'usr', 'local', 'bin', 'svc'), 0o755)
+  writeFileSync(join(root, 'etc', 'systemd', 'system', 'svc@.service'), unitText)
+  const out = spawnSync('systemd-analyze', ['verify', `--root=${root}`, 'svc@web.service'], {
+    encoding: 'utf8',
+  })
+  rmSync(root, { recursive: true, force: true })
+  return `${out.status === 0 ? '' : `exit ${out.status}\n`}${out.stderr}`.trim()
+}
+
+const systemdAnalyze = spawnSync('systemd-analyze', ['--version'], { stdio: 'ignore' }).status === 0
+
+describe('systemd unit template', () => {
+  const text = readFileSync(SYSTEMD_UNIT, 'utf8')
+  const unit = unitFile(text)
+  const service = unit.Service ?? {}
+  const one = (key: string) => {
+    expect(service[key], key).toHaveLength(1)
+    return service[key]?.[0]
+  }
+
+  test('runs `svc unit <instance>` as the svc user with the environment file', () => {
+    expect(Object.keys(unit)).toEqual(['Unit', 'Service', 'Install'])
+    expect(one('ExecStart')).toBe('/usr/local/bin/svc unit %i')
+    expect(one('EnvironmentFile')).toBe('/etc/svc/%i.env')
+    expect(one('User')).toBe('svc')
+    expect(service.Environment).toContain('SVC_ENV=production')
+    expect(unit.Install?.WantedBy).toEqual(['multi-user.target'])
+  })
+
+  test('the data directory is the state directory, the only writable path', () => {
+    expect(one('StateDirectory')).toBe('svc/%i')
+    expect(service.Environment).toContain('SVC_DATA_DIR=%S/svc/%i')
+    expect(one('ReadWritePaths')).toBe('%S/svc/%i')
+    expect(one('ProtectSystem')).toBe('strict')
+  })
+
+  test('stops with SIGTERM (the units drain), restarts on failure, hardened', () => {
+    expect(one('KillSignal')).toBe('SIGTERM')
+    expect(seconds(one('TimeoutStopSec') ?? '')).toBeGreaterThan(0)
+    expect(one('Restart')).toBe('on-failure')
+    for (const key of [
+      'NoNewPrivileges',
+      'PrivateTmp',
+      'PrivateDevices',
+      'ProtectHome',
+      'RestrictSUIDSGID',
+    ]) {
+      expect(one(key), key).toBe('yes')
+    }
+    expect(one('CapabilityBoundingSet')).toBe('')
+    // The JIT needs writable executable memory.
+    expect(service.MemoryDenyWriteExecute).toBeUndefined()
+  })
+
+  test('the sysusers file creates the user with the image uid', () => {
+    const line = readFileSync(join(ROOT, 'deploy', 'systemd', 'svc.sysusers.conf'), 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('u '))
+    expect(line?.split(/\s+/).slice(0, 3)).toEqual(['u', 'svc', '10001'])
+  })
+
+  test.skipIf(!systemdAnalyze)('systemd-analyze verify accepts it, and flags a broken copy', () => {
+    expect(systemdVerify(text)).toBe('')
+    expect(systemdVerify(text.replace('[Service]', '[Service]\nRestart=sometimes'))).toMatch(
+      /restart specifier/,
+    )
   })
 })
