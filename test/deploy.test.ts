@@ -17,7 +17,7 @@ import { Service } from 'kubernetes-models/v1/Service'
 import { parse, parseAllDocuments } from 'yaml'
 import { suiteEnv } from '../bin/suite.ts'
 import { httpUnits } from '../units/registry.ts'
-import { type Json, tempDir } from './harness.ts'
+import { type Json, runUnitProcess, tempDir } from './harness.ts'
 
 const ROOT = join(import.meta.dir, '..')
 const read = (...path: string[]) => readFileSync(join(ROOT, ...path), 'utf8')
@@ -249,6 +249,31 @@ describe('compose.yaml', () => {
     const wrongSecret = deployed()
     wrongSecret.eis = { ...wrongSecret.eis, ERP_API_SHARED_SECRET: `\${EIS_INTERNAL_TOKEN}` }
     expect(() => expectSuiteWiring(wrongSecret)).toThrow()
+  })
+
+  // The real processes, with each service's environment from the example env file: the production
+  // posture starts, answers readiness, passes the health-check command and drains on SIGTERM.
+  // Peers are moved to a closed local port (no DNS, no network); PORT and the data directory too.
+  test.each(Object.keys(httpUnits))('%s starts in production with its compose environment', async (name) => {
+    const u = UNITS[name as UnitName]
+    const dataDir = tempDir()
+    const env: Record<string, string> = Object.fromEntries(
+      Object.entries(compose.services[name].environment as Record<string, string>).map(([k, v]) => [
+        k,
+        v.replace(SERVICE_URL, 'http://127.0.0.1:1'),
+      ]),
+    )
+    const unit = await runUnitProcess(name, u.liveness, { ...env, SVC_DATA_DIR: dataDir, LOG_LEVEL: 'warn' })
+    try {
+      expect((await fetch(unit.url + u.readiness)).status).toBe(200)
+      const probe = Bun.spawnSync([process.execPath, join(ROOT, 'bin', 'svc.ts'), 'probe', name], {
+        env: { ...process.env, SVC_DATA_DIR: dataDir },
+      })
+      expect(probe.exitCode).toBe(0)
+    } finally {
+      expect(await unit.stop()).toBe(0)
+      rmSync(dataDir, { recursive: true, force: true })
+    }
   })
 
   test('every peer URL points at a service of the file, on the port it listens on inside', () => {
