@@ -168,7 +168,7 @@ describe('compose.yaml', () => {
   test.each(NAMES)('%s: one image, `svc unit <name>`, its port, its volume, production posture', (name) => {
     const s = compose.services[name]
     const u = UNITS[name]
-    expect(s.build).toBe('.')
+    expect(s.build).toEqual({ context: '.', args: { SVC_BUILD_COMMIT: 'unknown' } })
     expect(s.image).toBe('svc:latest')
     expect(s.command).toEqual(['unit', name])
     expect(s.restart).toBe('unless-stopped')
