@@ -1,0 +1,37 @@
+import { expect, test } from 'bun:test'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { type Json, runUnitProcess, tempDir } from '../../test/harness.ts'
+import { BASE_ENV, factsFile, internal, method } from './testing.ts'
+
+const ROOT = join(import.meta.dir, '..', '..')
+
+test('`bun run unit eis` serves projections of facts loaded by `svc eis facts import`, and drains on SIGTERM', async () => {
+  const dir = tempDir()
+  const env = { ...BASE_ENV, SVC_DATA_DIR: dir }
+  const file = join(dir, 'facts.jsonl')
+  writeFileSync(file, factsFile())
+  const load = Bun.spawn([process.execPath, 'run', 'svc', 'eis', 'facts', 'import', file], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  expect(await load.exited).toBe(0)
+  expect(await new Response(load.stdout).text()).toContain('loaded 4 identity fact(s)')
+
+  const unit = await runUnitProcess('eis', '/healthz', env)
+  const fact = await fetch(unit.url + method('identity_projections.project_tool_access_fact'), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...internal },
+    body: JSON.stringify({ technical_subject: 'alice' }),
+  })
+  expect(fact.status).toBe(200)
+  expect(((await fact.json()) as Json).message.project_tool_login_allowed).toBe(true)
+  const status = await fetch(unit.url + method('health.integration_status'))
+  expect(((await status.json()) as Json).message.documents.identity_facts).toBe(4)
+  expect(await unit.stop('SIGTERM')).toBe(0)
+  const output = await unit.output()
+  expect(output).toContain('"msg":"stopped"')
+  for (const secret of Object.values(BASE_ENV)) expect(output).not.toContain(secret as string)
+})

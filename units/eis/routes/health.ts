@@ -1,0 +1,81 @@
+import type { Database } from 'bun:sqlite'
+import { Elysia, t } from 'elysia'
+import type { Db } from '../../../db/sqlite.ts'
+import { databaseReady } from '../../../db/sqlite.ts'
+import { lit, Message, message, Ts } from '../model/common.ts'
+import { P } from '../paths.ts'
+import { eventCounts, tableCounts } from '../store.ts'
+
+export interface HealthDeps {
+  db: Db
+  sqlite: Database
+  version: string
+  startedAt: string
+  erpBackend: 'embedded' | 'frappe'
+  /** Which integrations are configured (never their secrets). */
+  integrations: Record<string, boolean>
+}
+
+const Integrations = t.Record(t.String(), t.Object({ configured: t.Boolean() }))
+
+export const IntegrationStatus = Message(
+  t.Object({
+    service: t.Literal('eis'),
+    status: lit('ok', 'degraded'),
+    version: t.String(),
+    started_at: Ts,
+    checked_at: Ts,
+    database: lit('ok', 'unavailable'),
+    erp_backend: lit('embedded', 'frappe'),
+    integrations: Integrations,
+    integration_events: t.Record(t.String(), t.Integer()),
+    documents: t.Record(t.String(), t.Integer()),
+  }),
+)
+
+export const Healthz = t.Object({
+  status: t.Literal('ok'),
+  service: t.Literal('eis'),
+  mcp: t.Object({ configured: t.Boolean() }),
+})
+
+export const healthRoutes = (deps: HealthDeps) =>
+  new Elysia({ name: 'eis:health' })
+    .get(
+      '/healthz',
+      () => ({
+        status: 'ok' as const,
+        service: 'eis' as const,
+        mcp: { configured: deps.integrations.mcp_gateway ?? false },
+      }),
+      {
+        response: { 200: Healthz },
+        detail: { summary: 'Liveness of EIS and its MCP gateway' },
+      },
+    )
+    .get(
+      P('health.integration_status'),
+      async () => {
+        const dbOk = databaseReady(deps.sqlite)
+        return message({
+          service: 'eis' as const,
+          status: dbOk ? ('ok' as const) : ('degraded' as const),
+          version: deps.version,
+          started_at: deps.startedAt,
+          checked_at: new Date().toISOString(),
+          database: dbOk ? ('ok' as const) : ('unavailable' as const),
+          erp_backend: deps.erpBackend,
+          integrations: Object.fromEntries(
+            Object.entries(deps.integrations).map(([k, v]) => [k, { configured: v }]),
+          ),
+          integration_events: dbOk ? await eventCounts(deps.db) : {},
+          documents: dbOk ? await tableCounts(deps.db) : {},
+        })
+      },
+      {
+        response: { 200: IntegrationStatus },
+        detail: {
+          summary: 'Lightweight runtime and integration snapshot (configured flags only, never secrets)',
+        },
+      },
+    )
