@@ -92,6 +92,14 @@ export async function findEventByKey(
     .get()
 }
 
+export function findEventByKeyTx(tx: Db, source: string, eventKey: string): IntegrationEventRow | undefined {
+  return tx
+    .select()
+    .from(integrationEvents)
+    .where(and(eq(integrationEvents.source, source), eq(integrationEvents.eventKey, eventKey)))
+    .get()
+}
+
 export async function findEvent(db: Db, name: string): Promise<IntegrationEventRow | undefined> {
   return db.select().from(integrationEvents).where(eq(integrationEvents.name, name)).get()
 }
