@@ -7,6 +7,9 @@ import { internalAccess, securitySchemes } from './access.ts'
 import { meta } from './meta.ts'
 import { healthRoutes } from './routes/health.ts'
 import { identityRoutes } from './routes/identity.ts'
+import { workflowRoutes } from './routes/workflows.ts'
+import type { EisDeps } from './service/deps.ts'
+import { embeddedErp } from './service/erp.ts'
 
 const secret = (what: string) =>
   T.Optional(T.String({ minLength: 16, description: `${what}, 16+ characters` }))
@@ -74,6 +77,17 @@ export const eis: HttpUnit = defineUnit({
       internal_callers: Boolean(c.EIS_INTERNAL_TOKEN),
       mcp_gateway: Boolean(c.EIS_MCP_KEY),
     }
+    const deps: EisDeps = {
+      db: ctx.db,
+      log: ctx.log,
+      erp: embeddedErp(ctx.db),
+      runtimeHost: { url: c.SVC_RMS_URL, token: c.SVC_RMS_TOKEN },
+      supportHandoff: { url: c.SVC_SUPPORT_HANDOFF_URL, token: c.SVC_SUPPORT_HANDOFF_TOKEN },
+      ticketing: { baseUrl: c.ZAMMAD_BASE_URL, token: c.ZAMMAD_TOKEN },
+      timeoutMs: c.EIS_PEER_TIMEOUT_MS,
+      approvalTtlS: c.EIS_APPROVAL_TTL_S,
+      now: () => Date.now(),
+    }
     const routes = new Elysia({ name: 'eis:routes' })
       .use(
         healthRoutes({
@@ -81,11 +95,12 @@ export const eis: HttpUnit = defineUnit({
           sqlite: ctx.sqlite,
           version: ctx.version,
           startedAt: ctx.startedAt,
-          erpBackend: 'embedded',
+          erpBackend: deps.erp.kind,
           integrations,
         }),
       )
       .use(identityRoutes({ db: ctx.db, access, bootstrapSubject: c.EIS_BOOTSTRAP_SUBJECT }))
+      .use(workflowRoutes(deps, access))
     return { routes }
   },
 })

@@ -186,6 +186,10 @@ export async function findSupplierIntake(db: Db, name: string): Promise<Supplier
   return db.select().from(supplierIntakes).where(eq(supplierIntakes.name, name)).get()
 }
 
+export function findSupplierIntakeTx(tx: Db, name: string): SupplierIntakeRow | undefined {
+  return tx.select().from(supplierIntakes).where(eq(supplierIntakes.name, name)).get()
+}
+
 export function updateSupplierIntake(tx: Db, name: string, patch: Partial<SupplierIntakeRow>): void {
   tx.update(supplierIntakes).set(patch).where(eq(supplierIntakes.name, name)).run()
 }
@@ -196,6 +200,10 @@ export function insertRevenueEvent(tx: Db, row: RevenueEventRow): void {
 
 export async function findRevenueEvent(db: Db, name: string): Promise<RevenueEventRow | undefined> {
   return db.select().from(revenueEvents).where(eq(revenueEvents.name, name)).get()
+}
+
+export function findRevenueEventTx(tx: Db, name: string): RevenueEventRow | undefined {
+  return tx.select().from(revenueEvents).where(eq(revenueEvents.name, name)).get()
 }
 
 export function findRevenueEventByProvider(
@@ -214,16 +222,33 @@ export function updateRevenueEvent(tx: Db, name: string, patch: Partial<RevenueE
   tx.update(revenueEvents).set(patch).where(eq(revenueEvents.name, name)).run()
 }
 
-export function insertPurchaseInvoice(tx: Db, row: PurchaseInvoiceRow): void {
-  tx.insert(purchaseInvoices).values(row).run()
+/** Insert the draft unless the intake already has one; the name of the one that stands. */
+export async function insertPurchaseInvoiceOnce(db: Db, row: PurchaseInvoiceRow): Promise<string> {
+  db.insert(purchaseInvoices)
+    .values(row)
+    .onConflictDoNothing({ target: purchaseInvoices.supplierIntake })
+    .run()
+  const stands = db
+    .select({ name: purchaseInvoices.name })
+    .from(purchaseInvoices)
+    .where(eq(purchaseInvoices.supplierIntake, row.supplierIntake))
+    .get()
+  return stands?.name ?? row.name
 }
 
 export async function findPurchaseInvoice(db: Db, name: string): Promise<PurchaseInvoiceRow | undefined> {
   return db.select().from(purchaseInvoices).where(eq(purchaseInvoices.name, name)).get()
 }
 
-export function insertSalesInvoice(tx: Db, row: SalesInvoiceRow): void {
-  tx.insert(salesInvoices).values(row).run()
+/** Insert the draft unless the revenue event already has one; the name of the one that stands. */
+export async function insertSalesInvoiceOnce(db: Db, row: SalesInvoiceRow): Promise<string> {
+  db.insert(salesInvoices).values(row).onConflictDoNothing({ target: salesInvoices.revenueEvent }).run()
+  const stands = db
+    .select({ name: salesInvoices.name })
+    .from(salesInvoices)
+    .where(eq(salesInvoices.revenueEvent, row.revenueEvent))
+    .get()
+  return stands?.name ?? row.name
 }
 
 export async function findSalesInvoice(db: Db, name: string): Promise<SalesInvoiceRow | undefined> {
@@ -242,6 +267,10 @@ export async function findPacket(db: Db, name: string): Promise<ApprovalPacketRo
 
 export function findPacketTx(tx: Db, name: string): ApprovalPacketRow | undefined {
   return tx.select().from(approvalPackets).where(eq(approvalPackets.name, name)).get()
+}
+
+export function findPacketByCorrelation(tx: Db, correlationId: string): ApprovalPacketRow | undefined {
+  return tx.select().from(approvalPackets).where(eq(approvalPackets.correlationId, correlationId)).get()
 }
 
 export function openPacketFor(tx: Db, doctype: string, target: string): ApprovalPacketRow | undefined {
