@@ -1,11 +1,12 @@
 import type { Database } from 'bun:sqlite'
 import { and, asc, count, eq, gte, min, ne, sql } from 'drizzle-orm'
 import { AppError, unavailable } from '../../common/errors.ts'
+import { type IdempotencyRequest, idempotencyStatements, type Lookup } from '../../db/idempotency.ts'
 import { columnPlaceholders } from '../../db/prepared.ts'
 import type { Db } from '../../db/sqlite.ts'
 import type { RuntimeState } from './rules/promotion.ts'
 import type { ProposalState, RunState } from './rules/states.ts'
-import { idempotency, proposals, replays, runs, runtimeTargets, transitions } from './tables.ts'
+import { proposals, replays, runs, runtimeTargets, transitions } from './tables.ts'
 
 /**
  * What store functions work on: the unit's prepared statements (one connection, so they take
@@ -23,7 +24,6 @@ export type NewReplay = typeof replays.$inferInsert
 export type ProposalRow = typeof proposals.$inferSelect
 export type NewProposal = typeof proposals.$inferInsert
 export type NewTransition = typeof transitions.$inferInsert
-export type IdempotencyRow = typeof idempotency.$inferSelect
 
 /**
  * The unit's persistence: every read and write goes through `read` or `write`, which turn any
@@ -270,14 +270,7 @@ function prepareStatements(db: Db) {
       })
       .prepare(),
 
-    idempotent: db
-      .select()
-      .from(idempotency)
-      .where(
-        and(eq(idempotency.operation, p('operation')), eq(idempotency.idempotencyKey, p('idempotencyKey'))),
-      )
-      .prepare(),
-    insertIdempotent: db.insert(idempotency).values(columnPlaceholders(idempotency)).prepare(),
+    idempotency: idempotencyStatements(db),
   }
 }
 
@@ -361,7 +354,12 @@ export function saveRuntimeTarget(q: Q, state: RuntimeState, at: string): void {
 
 // ---- idempotency ----
 
-export const findIdempotent = (q: Q, operation: 'activate' | 'rollback', idempotencyKey: string) =>
-  q.idempotent.get({ operation, idempotencyKey })
+export const findIdempotent = (q: Q, req: IdempotencyRequest): Lookup => q.idempotency.lookup(req)
 
-export const saveIdempotent = (q: Q, row: IdempotencyRow): void => void q.insertIdempotent.run(row)
+/** Remember an answer (JSON) for its key, in the transaction that made the effect. */
+export const saveIdempotent = (q: Q, req: IdempotencyRequest, answer: unknown, at: string): void =>
+  q.idempotency.save(
+    req,
+    { status: 200, headers: {}, body: new TextEncoder().encode(JSON.stringify(answer)) },
+    at,
+  )
