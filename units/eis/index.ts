@@ -9,6 +9,7 @@ import { healthRoutes } from './routes/health.ts'
 import { identityRoutes } from './routes/identity.ts'
 import { workflowRoutes } from './routes/workflows.ts'
 import type { EisDeps } from './service/deps.ts'
+import { createDispatchOutbox } from './service/dispatch.ts'
 import { embeddedErp } from './service/erp.ts'
 
 const secret = (what: string) =>
@@ -77,6 +78,11 @@ export const eis: HttpUnit = defineUnit({
       internal_callers: Boolean(c.EIS_INTERNAL_TOKEN),
       mcp_gateway: Boolean(c.EIS_MCP_KEY),
     }
+    const dispatchOutbox = createDispatchOutbox(ctx.db, ctx.log, ctx.metrics.registry, {
+      url: c.SVC_RMS_URL,
+      token: c.SVC_RMS_TOKEN,
+      timeoutMs: c.EIS_PEER_TIMEOUT_MS,
+    })
     const deps: EisDeps = {
       db: ctx.db,
       log: ctx.log,
@@ -87,6 +93,7 @@ export const eis: HttpUnit = defineUnit({
       timeoutMs: c.EIS_PEER_TIMEOUT_MS,
       approvalTtlS: c.EIS_APPROVAL_TTL_S,
       now: () => Date.now(),
+      kickDispatch: () => dispatchOutbox.kick(),
     }
     const routes = new Elysia({ name: 'eis:routes' })
       .use(
@@ -101,6 +108,6 @@ export const eis: HttpUnit = defineUnit({
       )
       .use(identityRoutes({ db: ctx.db, access, bootstrapSubject: c.EIS_BOOTSTRAP_SUBJECT }))
       .use(workflowRoutes(deps, access))
-    return { routes }
+    return { routes, background: [dispatchOutbox] }
   },
 })

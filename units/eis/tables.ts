@@ -197,3 +197,6 @@ export const factImports = sqliteTable('fact_imports', {
   contentHash: text('content_hash').notNull(),
   rows: integer('rows').notNull(),
 })
+
+/** Shared blocks (db/tables.ts): the idempotency store of the callbacks, and the outbox of dispatches to RMS. */
+export { idempotencyKeys, outboxMessages } from '../../db/tables.ts'

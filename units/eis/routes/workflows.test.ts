@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from 'bun:test'
+import type { Outbox } from '../../../db/outbox.ts'
 import { fakePeer, type Json, json } from '../../../test/harness.ts'
 import { decidePacket, getPacket, recordJobResult } from '../service/approvals.ts'
 import type { EisDeps } from '../service/deps.ts'
@@ -31,8 +32,9 @@ const stageRevenue = async (customer: string | null = 'cus_1') => {
   return (await intakePayment(u.ctx.db, 'payment_provider_a', JSON.stringify(body), body))
     .revenue_event as string
 }
-const msg = async (res: Response) =>
-  ((await res.json()) as { message: Record<string, unknown> & { packet: Record<string, string> } }).message
+const msg = async (res: Response): Promise<Json> => ((await res.json()) as Json).message
+const dispatchOutbox = (unit: EisUnit) =>
+  unit.background.find((b) => b.name === 'eis-dispatch-outbox') as unknown as Outbox
 /** The services as the routes see them, for the callback paths (their routes wait for the signature block). */
 const depsOf = (unit: EisUnit): EisDeps => ({
   db: unit.ctx.db,
@@ -49,6 +51,7 @@ const depsOf = (unit: EisUnit): EisDeps => ({
   timeoutMs: 1000,
   approvalTtlS: 3600,
   now: () => Date.now(),
+  kickDispatch: () => {},
 })
 
 describe('supplier intake: approval, then a draft Purchase Invoice', () => {
@@ -162,7 +165,15 @@ describe('dispatch to the runtime host (RMS)', () => {
       const res = await call(u, 'workflows.dispatch_approval_packet', { packet: approval.packet.name })
       expect(res.status).toBe(200)
       const out = await msg(res)
-      expect(out).toMatchObject({ dispatched: true, packet: { state: 'dispatched' } })
+      expect(out).toMatchObject({
+        dispatched: true,
+        packet: { state: 'dispatched', dispatch: { delivery: 'queued' } },
+      })
+      expect(await dispatchOutbox(u).deliverDue()).toBe(1)
+      const delivered = await msg(
+        await call(u, 'workflows.approval_packet_status', { packet: approval.packet.name }),
+      )
+      expect(delivered.dispatch.delivery).toBe('delivered')
       expect(rms.requests).toHaveLength(1)
       expect(rms.requests[0]?.path).toBe('/api/v1/execution/approvals')
       expect(rms.requests[0]?.headers.get('authorization')).toBe('Bearer rms-token')
@@ -201,19 +212,25 @@ describe('dispatch to the runtime host (RMS)', () => {
     }
   })
 
-  test('RMS down or unset: 503, the packet stays requested with the failure noted', async () => {
+  test('RMS down: the dispatch stays queued and is retried until RMS answers; RMS unset: 503', async () => {
     const rms = fakePeer(() => json({ error: { code: 'x', message: 'down' } }, 500))
     try {
       u = bootEis({ SVC_RMS_URL: rms.url })
       const rev = await stageRevenue()
       const approval = await msg(await call(u, 'workflows.request_revenue_event_approval', { name: rev }))
       const res = await call(u, 'workflows.dispatch_approval_packet', { packet: approval.packet.name })
-      expect(res.status).toBe(503)
-      expect((await res.json()).error.code).toBe('runtime_host_unavailable')
-      const status = await msg(
+      expect(res.status).toBe(200)
+      expect(await dispatchOutbox(u).deliverDue()).toBe(0)
+      const failed = await msg(
         await call(u, 'workflows.approval_packet_status', { packet: approval.packet.name }),
       )
-      expect(status).toMatchObject({ state: 'requested', dispatch: { attempts: 1 } })
+      expect(failed).toMatchObject({ state: 'dispatched', dispatch: { delivery: 'failed' } })
+      // The retry waits for its backoff; make it due now, as time would.
+      u.ctx.sqlite.run("UPDATE outbox_messages SET next_attempt_at = '2000-01-01T00:00:00.000Z'")
+      rms.respond(() => json({}, 201))
+      expect(await dispatchOutbox(u).deliverDue()).toBe(1)
+      expect(rms.requests).toHaveLength(2)
+      expect(rms.requests[1]?.body).toBe(rms.requests[0]?.body ?? '')
     } finally {
       rms.stop()
     }
@@ -222,7 +239,11 @@ describe('dispatch to the runtime host (RMS)', () => {
     const rev = await stageRevenue()
     const approval = await msg(await call(u, 'workflows.request_revenue_event_approval', { name: rev }))
     const res = await call(u, 'workflows.dispatch_approval_packet', { packet: approval.packet.name })
+    expect(res.status).toBe(503)
     expect((await res.json()).error.code).toBe('runtime_host_not_configured')
+    expect(
+      (await msg(await call(u, 'workflows.approval_packet_status', { packet: approval.packet.name }))).state,
+    ).toBe('requested')
   })
 })
 

@@ -1,14 +1,15 @@
 /** Approval workflows: packets, their dispatch to the runtime host (RMS), and the decisions that come back. */
 import { AppError, conflict, notFound, unavailable, unprocessable } from '../../../common/errors.ts'
 import { safeEqual, sha256Hex } from '../../../common/hash.ts'
-import { callPeer } from '../../../common/peer.ts'
 import { newId } from '../../../common/time.ts'
+import { enqueue } from '../../../db/outbox.ts'
 import type { Db } from '../../../db/sqlite.ts'
 import { P } from '../paths.ts'
 import { checkDecision, type Decision, effectiveState, isOpen, STAGED_DOCTYPES } from '../rules/approval.ts'
 import { docName, SERIES } from '../rules/naming.ts'
 import * as store from '../store.ts'
 import type { EisDeps } from './deps.ts'
+import { dispatchMessageId, RUNTIME_HOST_TARGET } from './dispatch.ts'
 
 /** RMS's execution approvals (CONTRACTS.md §4): EIS records each dispatched packet there, pending. */
 export const RMS_APPROVALS_PATH = '/api/v1/execution/approvals'
@@ -173,8 +174,9 @@ export async function getPacket(deps: EisDeps, name: string): Promise<PacketView
 }
 
 /**
- * Record the packet on RMS as a pending execution approval, then mark it dispatched. RMS not
- * configured or not answering: 503, and the packet stays requested with the failure noted.
+ * Queue the packet for the runtime host (RMS) as a pending execution approval and mark it
+ * dispatched: the outbox delivers it (retries with backoff; dead after its last attempt fails the
+ * packet). RMS not configured: 503 and the packet stays requested.
  */
 export async function dispatchPacket(
   deps: EisDeps,
@@ -191,45 +193,26 @@ export async function dispatchPacket(
       'runtime_host_not_configured',
       'SVC_RMS_URL is not set; the packet cannot be dispatched.',
     )
-  const answer = await callPeer({
-    url: `${deps.runtimeHost.url.replace(/\/$/, '')}${RMS_APPROVALS_PATH}`,
-    method: 'POST',
-    json: rmsApprovalBody(p),
-    headers: deps.runtimeHost.token ? { authorization: `Bearer ${deps.runtimeHost.token}` } : {},
-    timeoutMs: deps.timeoutMs,
-  })
   const at = new Date(deps.now()).toISOString()
-  const attempts = Number((p.dispatch as { attempts?: number } | null)?.attempts ?? 0) + 1
-  if (!answer.ok) {
-    store.writeTx(deps.db, (tx) =>
-      store.updatePacket(tx, p.name, {
-        dispatch: {
-          ...p.dispatch,
-          attempts,
-          last_error: `${answer.reason}: ${answer.message}`,
-          last_attempt_at: at,
-        },
-        modified: at,
-      }),
-    )
-    throw new AppError(
-      503,
-      'runtime_host_unavailable',
-      'The runtime host (RMS) did not record the approval.',
-      { reason: answer.reason, status: answer.status ?? null },
-    )
-  }
-  const dispatch = {
-    target: 'runtime_host',
-    rms_approval_id: p.name,
-    rms_status: answer.status,
-    dispatched_at: at,
-    attempts,
-    last_error: null,
-  }
-  store.writeTx(deps.db, (tx) =>
-    store.updatePacket(tx, p.name, { state: 'dispatched', dispatch, modified: at }),
-  )
+  const attempt = Number((p.dispatch as { dispatches?: number } | null)?.dispatches ?? 0) + 1
+  store.writeTx(deps.db, (tx) => {
+    const outboxId = enqueue(tx, {
+      id: dispatchMessageId(p.name, attempt),
+      target: RUNTIME_HOST_TARGET,
+      payload: JSON.stringify(rmsApprovalBody(p)),
+      at,
+    })
+    const dispatch = {
+      target: 'runtime_host',
+      rms_approval_id: p.name,
+      outbox_id: outboxId,
+      dispatches: attempt,
+      delivery: 'queued',
+      queued_at: at,
+    }
+    store.updatePacket(tx, p.name, { state: 'dispatched', dispatch, modified: at })
+  })
+  deps.kickDispatch()
   return {
     packet: packetView((await store.findPacket(deps.db, p.name)) as store.ApprovalPacketRow, deps.now()),
     dispatched: true,

@@ -13,4 +13,6 @@ export interface EisDeps {
   timeoutMs: number
   approvalTtlS: number
   now: () => number
+  /** Ask the dispatch outbox for a delivery pass soon. */
+  kickDispatch: () => void
 }

@@ -22,6 +22,19 @@ CREATE TABLE `fact_imports` (
 	`rows` integer NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE `idempotency_keys` (
+	`scope` text NOT NULL,
+	`key` text NOT NULL,
+	`fingerprint` text,
+	`status` integer,
+	`headers` text NOT NULL,
+	`body` blob,
+	`locked_until` text,
+	`created_at` text NOT NULL,
+	`completed_at` text,
+	PRIMARY KEY(`scope`, `key`)
+);
+--> statement-breakpoint
 CREATE TABLE `identity_facts` (
 	`technical_subject` text PRIMARY KEY NOT NULL,
 	`business_identity_id` text,
@@ -64,6 +77,23 @@ CREATE TABLE `leads` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `leads_email_id_unique` ON `leads` (`email_id`);--> statement-breakpoint
+CREATE TABLE `outbox_messages` (
+	`id` text PRIMARY KEY NOT NULL,
+	`target` text NOT NULL,
+	`payload` text NOT NULL,
+	`headers` text NOT NULL,
+	`state` text NOT NULL,
+	`attempts` integer NOT NULL,
+	`next_attempt_at` text NOT NULL,
+	`claimed_until` text,
+	`claimed_by` text,
+	`last_error` text,
+	`last_status` integer,
+	`created_at` text NOT NULL,
+	`delivered_at` text
+);
+--> statement-breakpoint
+CREATE INDEX `outbox_messages_due` ON `outbox_messages` (`state`,`next_attempt_at`);--> statement-breakpoint
 CREATE TABLE `purchase_invoices` (
 	`name` text PRIMARY KEY NOT NULL,
 	`supplier_intake` text NOT NULL,
