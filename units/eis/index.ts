@@ -7,6 +7,7 @@ import { internalAccess, securitySchemes } from './access.ts'
 import { meta } from './meta.ts'
 import { healthRoutes } from './routes/health.ts'
 import { identityRoutes } from './routes/identity.ts'
+import { supportRoutes } from './routes/support.ts'
 import { workflowRoutes } from './routes/workflows.ts'
 import type { EisDeps } from './service/deps.ts'
 import { createDispatchOutbox } from './service/dispatch.ts'
@@ -108,6 +109,7 @@ export const eis: HttpUnit = defineUnit({
       )
       .use(identityRoutes({ db: ctx.db, access, bootstrapSubject: c.EIS_BOOTSTRAP_SUBJECT }))
       .use(workflowRoutes(deps, access))
+      .use(supportRoutes(deps, access))
     return { routes, background: [dispatchOutbox] }
   },
 })

@@ -3,6 +3,8 @@ import type { Env } from '../../common/runtime.ts'
 import { bootForTest } from '../../test/harness.ts'
 import { eis } from './index.ts'
 import { METHOD_PREFIX } from './paths.ts'
+import type { EisDeps } from './service/deps.ts'
+import { embeddedErp } from './service/erp.ts'
 
 export const INTERNAL_TOKEN = 'internal-token-0123456789'
 export const MCP_KEY = 'mcp-key-0123456789abcdef'
@@ -14,6 +16,26 @@ export const SECRETS = {
   TICKETING_WEBHOOK_SECRET: 'ticketing-secret-0123456789',
 }
 export const BASE_ENV: Env = { EIS_INTERNAL_TOKEN: INTERNAL_TOKEN, EIS_MCP_KEY: MCP_KEY, ...SECRETS }
+
+/** EIS's services over a booted unit, for paths whose routes are signed (tests call them directly). */
+export function depsOf(
+  u: { ctx: { db: EisDeps['db']; log: EisDeps['log'] } },
+  over: Partial<EisDeps> = {},
+): EisDeps {
+  return {
+    db: u.ctx.db,
+    log: u.ctx.log,
+    erp: embeddedErp(u.ctx.db),
+    runtimeHost: { url: undefined, token: undefined },
+    supportHandoff: { url: undefined, token: undefined },
+    ticketing: { baseUrl: undefined, token: undefined },
+    timeoutMs: 2000,
+    approvalTtlS: 3600,
+    now: () => Date.now(),
+    kickDispatch: () => {},
+    ...over,
+  }
+}
 
 export const bootEis = (env: Env = {}) => bootForTest(eis, { ...BASE_ENV, ...env })
 export type EisUnit = ReturnType<typeof bootEis>

@@ -2,10 +2,9 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import type { Outbox } from '../../../db/outbox.ts'
 import { fakePeer, type Json, json } from '../../../test/harness.ts'
 import { decidePacket, getPacket, recordJobResult } from '../service/approvals.ts'
-import type { EisDeps } from '../service/deps.ts'
 import { intakePayment, intakeSupplier } from '../service/intake.ts'
 import * as store from '../store.ts'
-import { bootEis, call, type EisUnit } from '../testing.ts'
+import { bootEis, call, depsOf, type EisUnit } from '../testing.ts'
 
 let u: EisUnit
 afterEach(async () => {
@@ -35,24 +34,6 @@ const stageRevenue = async (customer: string | null = 'cus_1') => {
 const msg = async (res: Response): Promise<Json> => ((await res.json()) as Json).message
 const dispatchOutbox = (unit: EisUnit) =>
   unit.background.find((b) => b.name === 'eis-dispatch-outbox') as unknown as Outbox
-/** The services as the routes see them, for the callback paths (their routes wait for the signature block). */
-const depsOf = (unit: EisUnit): EisDeps => ({
-  db: unit.ctx.db,
-  log: unit.ctx.log,
-  erp: {
-    kind: 'embedded',
-    getDoc: async () => undefined,
-    createPurchaseInvoice: async () => '',
-    createSalesInvoice: async () => '',
-  },
-  runtimeHost: { url: undefined, token: undefined },
-  supportHandoff: { url: undefined, token: undefined },
-  ticketing: { baseUrl: undefined, token: undefined },
-  timeoutMs: 1000,
-  approvalTtlS: 3600,
-  now: () => Date.now(),
-  kickDispatch: () => {},
-})
 
 describe('supplier intake: approval, then a draft Purchase Invoice', () => {
   test('approval required unless forced; approved posts once; the same post again answers the same invoice', async () => {
