@@ -1,45 +1,52 @@
 /**
- * Trusted internal callers: `Authorization: Bearer <EIS_INTERNAL_TOKEN>` (CONTRACTS.md §3).
- * The one place EIS checks it, declared in OpenAPI where it is enforced. With the token unset no
- * caller is trusted: the internal routes refuse everything (fail closed).
- *
- * An ERP session cookie (the spec's other way in) only exists when the ERP backend is a real
- * Frappe; it is out of scope here (docs/units/eis.md).
+ * Who may call what (CONTRACTS.md §3), on the shared blocks:
+ * - trusted internal callers: `Authorization: Bearer <EIS_INTERNAL_TOKEN>` (credentials macro,
+ *   `{ auth: 'internal' }`); an ERP session cookie only exists with a real Frappe backend and is
+ *   out of scope (docs/units/eis.md);
+ * - MCP clients: `X-SVC-Key: <EIS_MCP_KEY>` (checked by the gateway, handshake exempt);
+ * - webhooks and callbacks: `X-Signature`, hex HMAC-SHA256 of the raw body with the secret the
+ *   spec names per route (signature macro, `{ signed: '<verifier>' }`); `<SECRET>_PREVIOUS` is also
+ *   accepted while a secret rotates.
  */
-import { Elysia } from 'elysia'
-import { unauthorized } from '../../common/errors.ts'
-import { safeEqual } from '../../common/hash.ts'
+import { credentials } from '../../common/credentials.ts'
+import { hmacHex, signaturePlugin } from '../../common/signature.ts'
 
-export const INTERNAL_SCHEME = 'internalBearer'
-
-export const securitySchemes = {
-  [INTERNAL_SCHEME]: { type: 'http', scheme: 'bearer', description: 'EIS_INTERNAL_TOKEN' },
-  mcpKey: { type: 'apiKey', in: 'header', name: 'X-SVC-Key', description: 'EIS_MCP_KEY' },
+export interface AccessConfig {
+  EIS_INTERNAL_TOKEN?: string
+  EIS_MCP_KEY?: string
+  PAYMENT_PROVIDER_A_WEBHOOK_SECRET?: string
+  PAYMENT_PROVIDER_A_WEBHOOK_SECRET_PREVIOUS?: string
+  PAYMENT_PROVIDER_B_WEBHOOK_SECRET?: string
+  PAYMENT_PROVIDER_B_WEBHOOK_SECRET_PREVIOUS?: string
+  AUTOMATION_SHARED_SECRET?: string
+  AUTOMATION_SHARED_SECRET_PREVIOUS?: string
+  ERP_API_SHARED_SECRET?: string
+  ERP_API_SHARED_SECRET_PREVIOUS?: string
+  TICKETING_WEBHOOK_SECRET?: string
+  TICKETING_WEBHOOK_SECRET_PREVIOUS?: string
 }
 
-const BEARER = /^Bearer\s+(.+)$/i
-
-export function trustedCaller(authorization: string | null, token: string | undefined): boolean {
-  if (!token || !authorization) return false
-  const given = BEARER.exec(authorization.trim())?.[1]
-  return given !== undefined && safeEqual(given, token)
-}
-
-/** `{ internal: true }` on a route or guard: checked before the body's schema, so a stranger learns nothing. */
-export const internalAccess = (token: string | undefined) =>
-  new Elysia({ name: 'eis:internal-access' }).macro({
-    internal: (on: boolean) =>
-      on
-        ? {
-            detail: { security: [{ [INTERNAL_SCHEME]: [] }] },
-            transform({ request }) {
-              if (!trustedCaller(request.headers.get('authorization'), token)) {
-                throw unauthorized(
-                  'internal_caller_required',
-                  'This route needs Authorization: Bearer <EIS_INTERNAL_TOKEN>.',
-                )
-              }
-            },
-          }
-        : {},
+export const eisCredentials = (c: AccessConfig) =>
+  credentials({
+    internal: { kind: 'bearer', tokens: [c.EIS_INTERNAL_TOKEN], description: 'EIS_INTERNAL_TOKEN (trusted internal callers)' },
+    mcp: { kind: 'header', header: 'X-SVC-Key', keys: [c.EIS_MCP_KEY], description: 'EIS_MCP_KEY' },
   })
+export type EisCredentials = ReturnType<typeof eisCredentials>
+
+const signed = (secrets: (string | undefined)[], description: string) => ({ profile: hmacHex('X-Signature'), secrets, description })
+
+/** The ticketing route's secret: TICKETING_WEBHOOK_SECRET, else AUTOMATION_SHARED_SECRET (the spec's fallback). */
+export const ticketingSecrets = (c: AccessConfig) =>
+  c.TICKETING_WEBHOOK_SECRET
+    ? [c.TICKETING_WEBHOOK_SECRET, c.TICKETING_WEBHOOK_SECRET_PREVIOUS]
+    : [c.AUTOMATION_SHARED_SECRET, c.AUTOMATION_SHARED_SECRET_PREVIOUS]
+
+export const eisSignatures = (c: AccessConfig) =>
+  signaturePlugin({
+    paymentProviderA: signed([c.PAYMENT_PROVIDER_A_WEBHOOK_SECRET, c.PAYMENT_PROVIDER_A_WEBHOOK_SECRET_PREVIOUS], 'hex HMAC-SHA256 of the raw body with PAYMENT_PROVIDER_A_WEBHOOK_SECRET'),
+    paymentProviderB: signed([c.PAYMENT_PROVIDER_B_WEBHOOK_SECRET, c.PAYMENT_PROVIDER_B_WEBHOOK_SECRET_PREVIOUS], 'hex HMAC-SHA256 of the raw body with PAYMENT_PROVIDER_B_WEBHOOK_SECRET'),
+    automation: signed([c.AUTOMATION_SHARED_SECRET, c.AUTOMATION_SHARED_SECRET_PREVIOUS], 'hex HMAC-SHA256 of the raw body with AUTOMATION_SHARED_SECRET (supplier intake and callbacks)'),
+    erpApi: signed([c.ERP_API_SHARED_SECRET, c.ERP_API_SHARED_SECRET_PREVIOUS], 'hex HMAC-SHA256 of the raw body with ERP_API_SHARED_SECRET (website contact intake)'),
+    ticketing: signed(ticketingSecrets(c), 'hex HMAC-SHA256 of the raw body with TICKETING_WEBHOOK_SECRET (else AUTOMATION_SHARED_SECRET)'),
+  })
+export type EisSignatures = ReturnType<typeof eisSignatures>

@@ -3,7 +3,7 @@ import { Elysia } from 'elysia'
 import { urlString } from '../../common/config.ts'
 import { defineUnit, type HttpUnit } from '../../common/unit.ts'
 import { migrations } from '../../db/migrations/eis/index.ts'
-import { internalAccess, securitySchemes } from './access.ts'
+import { eisCredentials, eisSignatures } from './access.ts'
 import { meta } from './meta.ts'
 import { healthRoutes } from './routes/health.ts'
 import { identityRoutes } from './routes/identity.ts'
@@ -26,6 +26,11 @@ const env = {
   AUTOMATION_SHARED_SECRET: secret('the supplier-intake and callback signing secret'),
   ERP_API_SHARED_SECRET: secret('the website contact-intake signing secret'),
   TICKETING_WEBHOOK_SECRET: secret('the ticketing signing secret'),
+  PAYMENT_PROVIDER_A_WEBHOOK_SECRET_PREVIOUS: secret('the previous provider A secret, accepted during a rotation'),
+  PAYMENT_PROVIDER_B_WEBHOOK_SECRET_PREVIOUS: secret('the previous provider B secret, accepted during a rotation'),
+  AUTOMATION_SHARED_SECRET_PREVIOUS: secret('the previous automation secret, accepted during a rotation'),
+  ERP_API_SHARED_SECRET_PREVIOUS: secret('the previous contact-intake secret, accepted during a rotation'),
+  TICKETING_WEBHOOK_SECRET_PREVIOUS: secret('the previous ticketing secret, accepted during a rotation'),
   EIS_BOOTSTRAP_SUBJECT: T.Optional(
     T.String({ minLength: 1, maxLength: 256, description: 'a technical subject' }),
   ),
@@ -48,7 +53,6 @@ export const eis: HttpUnit = defineUnit({
     'ERP integration: signed webhooks and callbacks, integration evidence, approval workflows, draft invoices, ticketing in and out, identity projections, and an MCP gateway.',
   env,
   migrations,
-  securitySchemes,
   probeRoutes: ['/healthz', '/api/method/svc_erp_core.api.health.integration_status'],
   validate(config) {
     const problems: string[] = []
@@ -66,7 +70,8 @@ export const eis: HttpUnit = defineUnit({
   },
   build(ctx) {
     const c = ctx.config
-    const access = internalAccess(c.EIS_INTERNAL_TOKEN)
+    const access = eisCredentials(c)
+    const signatures = eisSignatures(c)
     const integrations = {
       payment_provider_a: Boolean(c.PAYMENT_PROVIDER_A_WEBHOOK_SECRET),
       payment_provider_b: Boolean(c.PAYMENT_PROVIDER_B_WEBHOOK_SECRET),
@@ -110,6 +115,10 @@ export const eis: HttpUnit = defineUnit({
       .use(identityRoutes({ db: ctx.db, access, bootstrapSubject: c.EIS_BOOTSTRAP_SUBJECT }))
       .use(workflowRoutes(deps, access))
       .use(supportRoutes(deps, access))
-    return { routes, background: [dispatchOutbox] }
+    return {
+      routes,
+      background: [dispatchOutbox],
+      securitySchemes: { ...access.securitySchemes, ...signatures.securitySchemes },
+    }
   },
 })

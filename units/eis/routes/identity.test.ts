@@ -24,7 +24,7 @@ describe('access fact', () => {
     ] as Record<string, string>[]) {
       const res = await u.send('POST', method('identity_projections.project_tool_access_fact'), {}, headers)
       expect(res.status).toBe(401)
-      expect((await res.json()).error.code).toBe('internal_caller_required')
+      expect((await res.json()).error.code).toBe('unauthorized')
     }
   })
 

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import { errorResponses } from '../../../common/errors.ts'
 import type { Db } from '../../../db/sqlite.ts'
-import type { internalAccess } from '../access.ts'
+import type { EisCredentials } from '../access.ts'
 import { Message, message } from '../model/common.ts'
 import {
   AccessFact,
@@ -22,14 +22,14 @@ import {
 
 export interface IdentityDeps {
   db: Db
-  access: ReturnType<typeof internalAccess>
+  access: EisCredentials
   bootstrapSubject: string | undefined
 }
 
 const errors = errorResponses(400, 401, 413, 415)
 
 export const identityRoutes = (deps: IdentityDeps) =>
-  new Elysia({ name: 'eis:identity' }).use(deps.access).guard({ internal: true }, (app) =>
+  new Elysia({ name: 'eis:identity' }).use(deps.access).guard({ auth: 'internal' }, (app) =>
     app
       .post(
         P('identity_projections.project_tool_access_fact'),

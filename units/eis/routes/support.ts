@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import { errorResponses } from '../../../common/errors.ts'
-import type { internalAccess } from '../access.ts'
+import type { EisCredentials } from '../access.ts'
 import { message } from '../model/common.ts'
 import {
   SupportContextRequest,
@@ -17,8 +17,8 @@ import { ticketingOutbound } from '../service/ticketing.ts'
 const errors = errorResponses(400, 401, 413, 415)
 
 /** The internal support routes (ticketing_inbound is signed and lives with the webhooks). */
-export const supportRoutes = (deps: EisDeps, access: ReturnType<typeof internalAccess>) =>
-  new Elysia({ name: 'eis:support' }).use(access).guard({ internal: true }, (app) =>
+export const supportRoutes = (deps: EisDeps, access: EisCredentials) =>
+  new Elysia({ name: 'eis:support' }).use(access).guard({ auth: 'internal' }, (app) =>
     app
       .post(
         P('support_cases.support_context'),

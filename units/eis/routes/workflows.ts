@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import { errorResponses } from '../../../common/errors.ts'
-import type { internalAccess } from '../access.ts'
+import type { EisCredentials } from '../access.ts'
 import { message } from '../model/common.ts'
 import {
   ApprovalRequest,
@@ -27,8 +27,8 @@ import { postRevenueEvent, postSupplierIntake } from '../service/posting.ts'
 
 const errors = errorResponses(400, 401, 404, 409, 413, 415, 422)
 
-export const workflowRoutes = (deps: EisDeps, access: ReturnType<typeof internalAccess>) =>
-  new Elysia({ name: 'eis:workflows' }).use(access).guard({ internal: true }, (app) =>
+export const workflowRoutes = (deps: EisDeps, access: EisCredentials) =>
+  new Elysia({ name: 'eis:workflows' }).use(access).guard({ auth: 'internal' }, (app) =>
     app
       .post(P('workflows.request_approval'), async ({ body }) => message(await requestApproval(deps, body)), {
         body: ApprovalRequest,
