@@ -28,25 +28,53 @@ export interface AccessConfig {
 
 export const eisCredentials = (c: AccessConfig) =>
   credentials({
-    internal: { kind: 'bearer', tokens: [c.EIS_INTERNAL_TOKEN], description: 'EIS_INTERNAL_TOKEN (trusted internal callers)' },
+    internal: {
+      kind: 'bearer',
+      tokens: [c.EIS_INTERNAL_TOKEN],
+      description: 'EIS_INTERNAL_TOKEN (trusted internal callers)',
+    },
     mcp: { kind: 'header', header: 'X-SVC-Key', keys: [c.EIS_MCP_KEY], description: 'EIS_MCP_KEY' },
   })
 export type EisCredentials = ReturnType<typeof eisCredentials>
 
-const signed = (secrets: (string | undefined)[], description: string) => ({ profile: hmacHex('X-Signature'), secrets, description })
+type SecretName =
+  | 'PAYMENT_PROVIDER_A_WEBHOOK_SECRET'
+  | 'PAYMENT_PROVIDER_B_WEBHOOK_SECRET'
+  | 'AUTOMATION_SHARED_SECRET'
+  | 'ERP_API_SHARED_SECRET'
+  | 'TICKETING_WEBHOOK_SECRET'
+
+/** The secret and, during a rotation, its predecessor. */
+const withPrevious = (c: AccessConfig, name: SecretName) => [c[name], c[`${name}_PREVIOUS`]]
+
+const signed = (secrets: (string | undefined)[], name: string) => ({
+  profile: hmacHex('X-Signature'),
+  secrets,
+  description: `hex HMAC-SHA256 of the raw body with ${name}`,
+})
 
 /** The ticketing route's secret: TICKETING_WEBHOOK_SECRET, else AUTOMATION_SHARED_SECRET (the spec's fallback). */
 export const ticketingSecrets = (c: AccessConfig) =>
-  c.TICKETING_WEBHOOK_SECRET
-    ? [c.TICKETING_WEBHOOK_SECRET, c.TICKETING_WEBHOOK_SECRET_PREVIOUS]
-    : [c.AUTOMATION_SHARED_SECRET, c.AUTOMATION_SHARED_SECRET_PREVIOUS]
+  withPrevious(c, c.TICKETING_WEBHOOK_SECRET ? 'TICKETING_WEBHOOK_SECRET' : 'AUTOMATION_SHARED_SECRET')
 
 export const eisSignatures = (c: AccessConfig) =>
   signaturePlugin({
-    paymentProviderA: signed([c.PAYMENT_PROVIDER_A_WEBHOOK_SECRET, c.PAYMENT_PROVIDER_A_WEBHOOK_SECRET_PREVIOUS], 'hex HMAC-SHA256 of the raw body with PAYMENT_PROVIDER_A_WEBHOOK_SECRET'),
-    paymentProviderB: signed([c.PAYMENT_PROVIDER_B_WEBHOOK_SECRET, c.PAYMENT_PROVIDER_B_WEBHOOK_SECRET_PREVIOUS], 'hex HMAC-SHA256 of the raw body with PAYMENT_PROVIDER_B_WEBHOOK_SECRET'),
-    automation: signed([c.AUTOMATION_SHARED_SECRET, c.AUTOMATION_SHARED_SECRET_PREVIOUS], 'hex HMAC-SHA256 of the raw body with AUTOMATION_SHARED_SECRET (supplier intake and callbacks)'),
-    erpApi: signed([c.ERP_API_SHARED_SECRET, c.ERP_API_SHARED_SECRET_PREVIOUS], 'hex HMAC-SHA256 of the raw body with ERP_API_SHARED_SECRET (website contact intake)'),
-    ticketing: signed(ticketingSecrets(c), 'hex HMAC-SHA256 of the raw body with TICKETING_WEBHOOK_SECRET (else AUTOMATION_SHARED_SECRET)'),
+    paymentProviderA: signed(
+      withPrevious(c, 'PAYMENT_PROVIDER_A_WEBHOOK_SECRET'),
+      'PAYMENT_PROVIDER_A_WEBHOOK_SECRET',
+    ),
+    paymentProviderB: signed(
+      withPrevious(c, 'PAYMENT_PROVIDER_B_WEBHOOK_SECRET'),
+      'PAYMENT_PROVIDER_B_WEBHOOK_SECRET',
+    ),
+    automation: signed(
+      withPrevious(c, 'AUTOMATION_SHARED_SECRET'),
+      'AUTOMATION_SHARED_SECRET (supplier intake and callbacks)',
+    ),
+    erpApi: signed(
+      withPrevious(c, 'ERP_API_SHARED_SECRET'),
+      'ERP_API_SHARED_SECRET (website contact intake)',
+    ),
+    ticketing: signed(ticketingSecrets(c), 'TICKETING_WEBHOOK_SECRET, else AUTOMATION_SHARED_SECRET'),
   })
 export type EisSignatures = ReturnType<typeof eisSignatures>

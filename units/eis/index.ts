@@ -8,6 +8,7 @@ import { meta } from './meta.ts'
 import { healthRoutes } from './routes/health.ts'
 import { identityRoutes } from './routes/identity.ts'
 import { supportRoutes } from './routes/support.ts'
+import { webhookRoutes } from './routes/webhooks.ts'
 import { workflowRoutes } from './routes/workflows.ts'
 import type { EisDeps } from './service/deps.ts'
 import { createDispatchOutbox } from './service/dispatch.ts'
@@ -26,8 +27,12 @@ const env = {
   AUTOMATION_SHARED_SECRET: secret('the supplier-intake and callback signing secret'),
   ERP_API_SHARED_SECRET: secret('the website contact-intake signing secret'),
   TICKETING_WEBHOOK_SECRET: secret('the ticketing signing secret'),
-  PAYMENT_PROVIDER_A_WEBHOOK_SECRET_PREVIOUS: secret('the previous provider A secret, accepted during a rotation'),
-  PAYMENT_PROVIDER_B_WEBHOOK_SECRET_PREVIOUS: secret('the previous provider B secret, accepted during a rotation'),
+  PAYMENT_PROVIDER_A_WEBHOOK_SECRET_PREVIOUS: secret(
+    'the previous provider A secret, accepted during a rotation',
+  ),
+  PAYMENT_PROVIDER_B_WEBHOOK_SECRET_PREVIOUS: secret(
+    'the previous provider B secret, accepted during a rotation',
+  ),
   AUTOMATION_SHARED_SECRET_PREVIOUS: secret('the previous automation secret, accepted during a rotation'),
   ERP_API_SHARED_SECRET_PREVIOUS: secret('the previous contact-intake secret, accepted during a rotation'),
   TICKETING_WEBHOOK_SECRET_PREVIOUS: secret('the previous ticketing secret, accepted during a rotation'),
@@ -115,6 +120,7 @@ export const eis: HttpUnit = defineUnit({
       .use(identityRoutes({ db: ctx.db, access, bootstrapSubject: c.EIS_BOOTSTRAP_SUBJECT }))
       .use(workflowRoutes(deps, access))
       .use(supportRoutes(deps, access))
+      .use(webhookRoutes({ ...deps, signatures }))
     return {
       routes,
       background: [dispatchOutbox],

@@ -1,6 +1,9 @@
 /** Shared by EIS's tests: configuration, credentials and fixtures. */
 import type { Env } from '../../common/runtime.ts'
+import { hmacHex, signBody } from '../../common/signature.ts'
 import { bootForTest } from '../../test/harness.ts'
+// The exact builder WEB forwards with: EIS must accept what it produces (CONTRACTS.md §4).
+import { contactPayload } from '../web/rules/delivery.ts'
 import { eis } from './index.ts'
 import { METHOD_PREFIX } from './paths.ts'
 import type { EisDeps } from './service/deps.ts'
@@ -79,3 +82,40 @@ export const FACTS = [
   },
 ]
 export const factsFile = (facts: unknown[] = FACTS) => `${facts.map((f) => JSON.stringify(f)).join('\n')}\n`
+
+/** POST a body signed as EIS's webhooks expect: `X-Signature` = hex HMAC-SHA256 of the exact text. */
+export function signedPost(
+  u: EisUnit,
+  name: string,
+  body: unknown,
+  secret: string,
+  headers: Record<string, string> = {},
+) {
+  const raw = typeof body === 'string' ? body : JSON.stringify(body)
+  return u.request(method(name), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...signBody(hmacHex(), secret, raw), ...headers },
+    body: raw,
+  })
+}
+
+const SITE = {
+  tool_key: 'public-website',
+  public_base_url: 'https://example.org',
+  runtime_kind: 'bun-elysia-function-runtime',
+}
+
+/** A contact intake exactly as WEB forwards it. */
+export const webContact = (email = 'Ada@Example.org', extra: Record<string, string> = {}) =>
+  contactPayload(
+    {
+      intakeId: crypto.randomUUID(),
+      receivedAt: new Date().toISOString(),
+      name: 'Ada',
+      email,
+      interest: 'erp',
+      message: 'Hello',
+      optional: { company: 'ACME', ...extra },
+    },
+    SITE,
+  )

@@ -231,41 +231,44 @@ export interface DecisionInput {
 
 /** Land a decision on a packet and on its staged target; the same decision again changes nothing. */
 export async function decidePacket(deps: EisDeps, input: DecisionInput) {
-  const at = new Date(deps.now()).toISOString()
-  return store.writeTx(deps.db, (tx) => {
-    const p = store.findPacketTx(tx, input.packet)
-    if (!p) throw notFound('packet_not_found', 'No approval packet has this name.')
-    if (
-      input.callback_token !== undefined &&
-      !safeEqual(sha256Hex(input.callback_token), p.callbackTokenHash)
-    ) {
-      throw new AppError(403, 'callback_token_mismatch', 'The callback token does not belong to this packet.')
+  return store.writeTx(deps.db, (tx) => decideInTx(tx, deps.now(), input))
+}
+
+/** `decidePacket` inside the caller's write transaction (callbacks add their evidence in the same one). */
+export function decideInTx(tx: Db, now: number, input: DecisionInput) {
+  const at = new Date(now).toISOString()
+  const p = store.findPacketTx(tx, input.packet)
+  if (!p) throw notFound('packet_not_found', 'No approval packet has this name.')
+  if (
+    input.callback_token !== undefined &&
+    !safeEqual(sha256Hex(input.callback_token), p.callbackTokenHash)
+  ) {
+    throw new AppError(403, 'callback_token_mismatch', 'The callback token does not belong to this packet.')
+  }
+  const state = effectiveState(p.state, p.expiresAt, now)
+  const check = checkDecision(state, input.decision)
+  if (!check.ok) throw conflict(check.code, check.message, { state })
+  if (!check.replay) {
+    store.updatePacket(tx, p.name, {
+      state: input.decision,
+      decision: { decision: input.decision, via: input.via, actor: input.actor, decided_at: at },
+      modified: at,
+    })
+    if (STAGED_DOCTYPES.has(p.targetDoctype)) {
+      moveStaged(
+        tx,
+        p.targetDoctype,
+        p.targetName,
+        ['pending_approval', 'staged', 'posting_error'],
+        input.decision,
+        at,
+      )
     }
-    const state = effectiveState(p.state, p.expiresAt, deps.now())
-    const check = checkDecision(state, input.decision)
-    if (!check.ok) throw conflict(check.code, check.message, { state })
-    if (!check.replay) {
-      store.updatePacket(tx, p.name, {
-        state: input.decision,
-        decision: { decision: input.decision, via: input.via, actor: input.actor, decided_at: at },
-        modified: at,
-      })
-      if (STAGED_DOCTYPES.has(p.targetDoctype)) {
-        moveStaged(
-          tx,
-          p.targetDoctype,
-          p.targetName,
-          ['pending_approval', 'staged', 'posting_error'],
-          input.decision,
-          at,
-        )
-      }
-    }
-    return {
-      packet: packetView(store.findPacketTx(tx, p.name) as store.ApprovalPacketRow, deps.now()),
-      replay: check.replay,
-    }
-  })
+  }
+  return {
+    packet: packetView(store.findPacketTx(tx, p.name) as store.ApprovalPacketRow, now),
+    replay: check.replay,
+  }
 }
 
 export interface JobResult {
@@ -277,23 +280,25 @@ export interface JobResult {
 
 /** An automation job's result: recorded on its packet; a failed job fails an open packet. */
 export async function recordJobResult(deps: EisDeps, input: JobResult) {
-  const at = new Date(deps.now()).toISOString()
-  return store.writeTx(deps.db, (tx) => {
-    const p = store.findPacketByCorrelation(tx, input.correlation_id)
-    if (!p) throw notFound('packet_not_found', 'No approval packet has this correlation_id.')
-    const state = effectiveState(p.state, p.expiresAt, deps.now())
-    const job = {
-      dispatch_id: input.dispatch_id,
-      status: input.status,
-      detail: input.detail ?? null,
-      received_at: at,
-    }
-    const failNow = input.status === 'failed' && isOpen(state)
-    store.updatePacket(tx, p.name, {
-      state: failNow ? 'failed' : state,
-      dispatch: { ...p.dispatch, job },
-      modified: at,
-    })
-    return { packet: packetView(store.findPacketTx(tx, p.name) as store.ApprovalPacketRow, deps.now()) }
+  return store.writeTx(deps.db, (tx) => jobResultInTx(tx, deps.now(), input))
+}
+
+export function jobResultInTx(tx: Db, now: number, input: JobResult) {
+  const at = new Date(now).toISOString()
+  const p = store.findPacketByCorrelation(tx, input.correlation_id)
+  if (!p) throw notFound('packet_not_found', 'No approval packet has this correlation_id.')
+  const state = effectiveState(p.state, p.expiresAt, now)
+  const job = {
+    dispatch_id: input.dispatch_id,
+    status: input.status,
+    detail: input.detail ?? null,
+    received_at: at,
+  }
+  const failNow = input.status === 'failed' && isOpen(state)
+  store.updatePacket(tx, p.name, {
+    state: failNow ? 'failed' : state,
+    dispatch: { ...p.dispatch, job },
+    modified: at,
   })
+  return { packet: packetView(store.findPacketTx(tx, p.name) as store.ApprovalPacketRow, now) }
 }

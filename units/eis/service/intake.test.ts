@@ -1,7 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { Value } from '@sinclair/typebox/value'
-// The exact builder WEB forwards with: EIS must accept what it produces (CONTRACTS.md §4).
-import { contactPayload } from '../../web/rules/delivery.ts'
 import {
   PaymentProviderAEvent,
   PaymentProviderBEvent,
@@ -9,7 +7,7 @@ import {
   WebsiteContactIntake,
 } from '../model/webhooks.ts'
 import * as store from '../store.ts'
-import { bootEis, type EisUnit } from '../testing.ts'
+import { bootEis, type EisUnit, webContact } from '../testing.ts'
 import { intakeContact, intakePayment, intakeSupplier } from './intake.ts'
 
 let u: EisUnit
@@ -19,25 +17,6 @@ beforeEach(() => {
 afterEach(async () => {
   await u.dispose()
 })
-
-const site = {
-  tool_key: 'public-website',
-  public_base_url: 'https://example.org',
-  runtime_kind: 'bun-elysia-function-runtime',
-}
-export const webContact = (email = 'Ada@Example.org', extra: Record<string, string> = {}) =>
-  contactPayload(
-    {
-      intakeId: crypto.randomUUID(),
-      receivedAt: new Date().toISOString(),
-      name: 'Ada',
-      email,
-      interest: 'erp',
-      message: 'Hello',
-      optional: { company: 'ACME', ...extra },
-    },
-    site,
-  )
 
 describe('website contact intake', () => {
   test("WEB's payload validates, with extra fields inside its blocks", () => {
