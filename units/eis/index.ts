@@ -4,8 +4,9 @@ import { urlString } from '../../common/config.ts'
 import { defineUnit, type HttpUnit } from '../../common/unit.ts'
 import { migrations } from '../../db/migrations/eis/index.ts'
 import { eisCredentials, eisSignatures } from './access.ts'
+import { mcpRoutes } from './mcp/route.ts'
 import { meta } from './meta.ts'
-import { healthRoutes } from './routes/health.ts'
+import { healthRoutes, integrationStatus } from './routes/health.ts'
 import { identityRoutes } from './routes/identity.ts'
 import { supportRoutes } from './routes/support.ts'
 import { webhookRoutes } from './routes/webhooks.ts'
@@ -106,21 +107,21 @@ export const eis: HttpUnit = defineUnit({
       now: () => Date.now(),
       kickDispatch: () => dispatchOutbox.kick(),
     }
+    const health = {
+      db: ctx.db,
+      sqlite: ctx.sqlite,
+      version: ctx.version,
+      startedAt: ctx.startedAt,
+      erpBackend: deps.erp.kind,
+      integrations,
+    }
     const routes = new Elysia({ name: 'eis:routes' })
-      .use(
-        healthRoutes({
-          db: ctx.db,
-          sqlite: ctx.sqlite,
-          version: ctx.version,
-          startedAt: ctx.startedAt,
-          erpBackend: deps.erp.kind,
-          integrations,
-        }),
-      )
+      .use(healthRoutes(health))
       .use(identityRoutes({ db: ctx.db, access, bootstrapSubject: c.EIS_BOOTSTRAP_SUBJECT }))
       .use(workflowRoutes(deps, access))
       .use(supportRoutes(deps, access))
       .use(webhookRoutes({ ...deps, signatures }))
+      .use(mcpRoutes({ ...deps, status: () => integrationStatus(health) }, c.EIS_MCP_KEY))
     return {
       routes,
       background: [dispatchOutbox],

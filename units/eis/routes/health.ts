@@ -39,6 +39,25 @@ export const Healthz = t.Object({
   mcp: t.Object({ configured: t.Boolean() }),
 })
 
+/** The runtime and integration snapshot (the status route and the MCP tool answer it). */
+export async function integrationStatus(deps: HealthDeps) {
+  const dbOk = databaseReady(deps.sqlite)
+  return {
+    service: 'eis' as const,
+    status: dbOk ? ('ok' as const) : ('degraded' as const),
+    version: deps.version,
+    started_at: deps.startedAt,
+    checked_at: new Date().toISOString(),
+    database: dbOk ? ('ok' as const) : ('unavailable' as const),
+    erp_backend: deps.erpBackend,
+    integrations: Object.fromEntries(
+      Object.entries(deps.integrations).map(([k, v]) => [k, { configured: v }]),
+    ),
+    integration_events: dbOk ? await eventCounts(deps.db) : {},
+    documents: dbOk ? await tableCounts(deps.db) : {},
+  }
+}
+
 export const healthRoutes = (deps: HealthDeps) =>
   new Elysia({ name: 'eis:health' })
     .get(
@@ -53,29 +72,9 @@ export const healthRoutes = (deps: HealthDeps) =>
         detail: { summary: 'Liveness of EIS and its MCP gateway' },
       },
     )
-    .get(
-      P('health.integration_status'),
-      async () => {
-        const dbOk = databaseReady(deps.sqlite)
-        return message({
-          service: 'eis' as const,
-          status: dbOk ? ('ok' as const) : ('degraded' as const),
-          version: deps.version,
-          started_at: deps.startedAt,
-          checked_at: new Date().toISOString(),
-          database: dbOk ? ('ok' as const) : ('unavailable' as const),
-          erp_backend: deps.erpBackend,
-          integrations: Object.fromEntries(
-            Object.entries(deps.integrations).map(([k, v]) => [k, { configured: v }]),
-          ),
-          integration_events: dbOk ? await eventCounts(deps.db) : {},
-          documents: dbOk ? await tableCounts(deps.db) : {},
-        })
+    .get(P('health.integration_status'), async () => message(await integrationStatus(deps)), {
+      response: { 200: IntegrationStatus },
+      detail: {
+        summary: 'Lightweight runtime and integration snapshot (configured flags only, never secrets)',
       },
-      {
-        response: { 200: IntegrationStatus },
-        detail: {
-          summary: 'Lightweight runtime and integration snapshot (configured flags only, never secrets)',
-        },
-      },
-    )
+    })
