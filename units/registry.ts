@@ -7,8 +7,8 @@
  * that loads it (docs/benchmarks.md).
  */
 import type { CliUnit } from '../common/cli.ts'
-import type { HttpUnit } from '../common/unit.ts'
 import type { UnitMeta } from '../common/unit-meta.ts'
+import type { HttpUnit } from '../runtime/unit.ts'
 import { meta as als } from './als/meta.ts'
 import { meta as eis } from './eis/meta.ts'
 import { meta as prs } from './prs/meta.ts'
@@ -40,6 +40,8 @@ export const cliUnits: Record<string, RegisteredCli> = {
     title: 'ERP integration service: identity facts import',
     load: async () => (await import('./eis/cli.ts')).eisCli,
   },
+  tel: { title: 'telephony-stack repository', load: async () => (await import('./tel/index.ts')).tel },
+  mem: { title: 'memory-stack repository', load: async () => (await import('./mem/index.ts')).mem },
 }
 
 export const unitNames: string[] = [...new Set([...Object.keys(httpUnits), ...Object.keys(cliUnits)])]

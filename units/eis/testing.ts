@@ -1,6 +1,7 @@
 /** Shared by EIS's tests: configuration, credentials and fixtures. */
-import type { Env } from '../../common/runtime.ts'
+
 import { hmacHex, signBody } from '../../common/signature.ts'
+import type { Env } from '../../runtime/run.ts'
 import { bootForTest } from '../../test/harness.ts'
 // The exact builder WEB forwards with: EIS must accept what it produces (CONTRACTS.md §4).
 import { contactPayload } from '../web/rules/delivery.ts'

@@ -1,11 +1,8 @@
 /** Schema helpers every EIS route family shares. */
-import { type TLiteral, type TSchema, type TUnion, Type } from '@sinclair/typebox'
+import { type TSchema, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 
-type Lits<V extends readonly string[]> = { [K in keyof V]: TLiteral<V[K] & string> }
-/** A union of string literals, typed as a tuple so Elysia's handler types see the exact union. */
-export const lit = <const V extends readonly [string, ...string[]]>(...values: V): TUnion<[...Lits<V>]> =>
-  t.Union(values.map((v) => t.Literal(v))) as never
+export { lit } from '../../../common/schema.ts'
 export const Nullable = <S extends TSchema>(s: S) => t.Union([s, t.Null()])
 export const Ts = t.String({ description: 'ISO 8601 UTC timestamp' })
 export const DocName = t.String({ minLength: 1, maxLength: 140, description: 'a document name' })

@@ -96,7 +96,7 @@ export function purchaseDraft(
     draft: {
       supplier: payload.vendor?.name as string,
       bill_no: payload.invoice?.number ?? null,
-      currency: (payload.invoice?.currency as string).toUpperCase(),
+      currency: (payload.invoice?.currency ?? '').toUpperCase(),
       grand_total: round2(grand),
       items,
     },
