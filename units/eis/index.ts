@@ -14,6 +14,7 @@ import { workflowRoutes } from './routes/workflows.ts'
 import type { EisDeps } from './service/deps.ts'
 import { createDispatchOutbox } from './service/dispatch.ts'
 import { embeddedErp } from './service/erp.ts'
+import { frappeErp } from './service/frappe.ts'
 
 const secret = (what: string) =>
   T.Optional(T.String({ minLength: 16, description: `${what}, 16+ characters` }))
@@ -48,6 +49,9 @@ const env = {
   ),
   ZAMMAD_BASE_URL: T.Optional(urlString('the ticketing system base URL')),
   ZAMMAD_TOKEN: T.Optional(T.String({ minLength: 1, description: 'the ticketing API token' })),
+  ERP_BASE_URL: T.Optional(urlString('the Frappe/ERPNext base URL')),
+  ERP_API_KEY: T.Optional(T.String({ minLength: 1, description: 'the Frappe API key' })),
+  ERP_API_SECRET: T.Optional(T.String({ minLength: 1, description: 'the Frappe API secret' })),
   EIS_PEER_TIMEOUT_MS: integer(50, 60_000, 5000, 'milliseconds 50-60000'),
   EIS_APPROVAL_TTL_S: integer(60, 2_592_000, 86_400, 'seconds 60-2592000'),
 }
@@ -72,6 +76,9 @@ export const eis: HttpUnit = defineUnit({
     if (Boolean(config.ZAMMAD_BASE_URL) !== Boolean(config.ZAMMAD_TOKEN)) {
       problems.push('ZAMMAD_TOKEN: set ZAMMAD_BASE_URL and ZAMMAD_TOKEN together')
     }
+    const erp = [config.ERP_BASE_URL, config.ERP_API_KEY, config.ERP_API_SECRET].filter(Boolean).length
+    if (erp !== 0 && erp !== 3)
+      problems.push('ERP_API_SECRET: set ERP_BASE_URL, ERP_API_KEY and ERP_API_SECRET together')
     return problems
   },
   build(ctx) {
@@ -98,7 +105,15 @@ export const eis: HttpUnit = defineUnit({
     const deps: EisDeps = {
       db: ctx.db,
       log: ctx.log,
-      erp: embeddedErp(ctx.db),
+      erp:
+        c.ERP_BASE_URL && c.ERP_API_KEY && c.ERP_API_SECRET
+          ? frappeErp(ctx.db, {
+              baseUrl: c.ERP_BASE_URL,
+              apiKey: c.ERP_API_KEY,
+              apiSecret: c.ERP_API_SECRET,
+              timeoutMs: c.EIS_PEER_TIMEOUT_MS,
+            })
+          : embeddedErp(ctx.db),
       runtimeHost: { url: c.SVC_RMS_URL, token: c.SVC_RMS_TOKEN },
       supportHandoff: { url: c.SVC_SUPPORT_HANDOFF_URL, token: c.SVC_SUPPORT_HANDOFF_TOKEN },
       ticketing: { baseUrl: c.ZAMMAD_BASE_URL, token: c.ZAMMAD_TOKEN },
