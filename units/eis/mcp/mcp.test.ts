@@ -122,6 +122,9 @@ describe('MCP gateway with the SDK client', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     })
     expect(raw.status).toBe(401)
+    const stream = await fetch(url, { headers: { accept: 'text/event-stream', 'x-svc-key': MCP_KEY } })
+    expect(stream.status).toBe(405)
+    expect(((await stream.json()) as Json).error.code).toBe('method_not_allowed')
     expect(((await raw.json()) as Json).error.code).toBe('unauthorized')
   })
 

@@ -7,7 +7,7 @@
  */
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import { Elysia, t } from 'elysia'
-import { unauthorized, unavailable } from '../../../common/errors.ts'
+import { ErrorEnvelope, envelope, unauthorized, unavailable } from '../../../common/errors.ts'
 import { safeEqual, sha256Hex } from '../../../common/hash.ts'
 import { buildMcpServer, type McpDeps } from './server.ts'
 
@@ -49,18 +49,20 @@ const JsonRpc = t.Union(
     description: 'a JSON-RPC 2.0 message or batch',
   },
 )
-const notAllowed = () =>
-  new Response(
-    JSON.stringify({
-      jsonrpc: '2.0',
-      error: { code: -32000, message: 'Method not allowed: this gateway is stateless (POST only).' },
-      id: null,
-    }),
-    {
-      status: 405,
-      headers: { 'content-type': 'application/json', allow: 'POST' },
-    },
+/** GET and DELETE: the suite envelope with 405 (the SDK client only reads the status on GET). */
+const notAllowed = ({
+  set,
+}: {
+  set: { status?: number | string; headers: Record<string, string | number> }
+}) => {
+  set.status = 405
+  set.headers.allow = 'POST'
+  return envelope(
+    'method_not_allowed',
+    'This MCP gateway is stateless: POST only (no server stream, no sessions).',
   )
+}
+const notAllowedHooks = (summary: string) => ({ response: { 405: ErrorEnvelope }, detail: { summary } })
 
 export const mcpRoutes = (deps: McpDeps, mcpKey: string | undefined) =>
   new Elysia({ name: 'eis:mcp' })
@@ -89,5 +91,5 @@ export const mcpRoutes = (deps: McpDeps, mcpKey: string | undefined) =>
         },
       },
     )
-    .get('/mcp', notAllowed, { detail: { summary: 'No server-initiated stream: 405 (stateless gateway)' } })
-    .delete('/mcp', notAllowed, { detail: { summary: 'No sessions to end: 405 (stateless gateway)' } })
+    .get('/mcp', notAllowed, notAllowedHooks('No server-initiated stream: 405 (stateless gateway)'))
+    .delete('/mcp', notAllowed, notAllowedHooks('No sessions to end: 405 (stateless gateway)'))
