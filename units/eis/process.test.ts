@@ -1,8 +1,9 @@
 import { expect, test } from 'bun:test'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { hmacHex, signBody } from '../../common/signature.ts'
 import { type Json, runUnitProcess, tempDir } from '../../test/harness.ts'
-import { BASE_ENV, factsFile, internal, method } from './testing.ts'
+import { BASE_ENV, factsFile, internal, method, SECRETS, webContact } from './testing.ts'
 
 const ROOT = join(import.meta.dir, '..', '..')
 
@@ -30,8 +31,26 @@ test('`bun run unit eis` serves projections of facts loaded by `svc eis facts im
   expect(((await fact.json()) as Json).message.project_tool_login_allowed).toBe(true)
   const status = await fetch(unit.url + method('health.integration_status'))
   expect(((await status.json()) as Json).message.documents.identity_facts).toBe(4)
+  // A signed contact intake, acknowledged, survives the restart; its redelivery creates nothing.
+  const contact = JSON.stringify(webContact('proc@example.org'))
+  const deliver = (base: string) =>
+    fetch(base + method('webhooks.website_contact_intake'), {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        ...signBody(hmacHex(), SECRETS.ERP_API_SHARED_SECRET, contact),
+      },
+      body: contact,
+    })
+  const first = ((await (await deliver(unit.url)).json()) as Json).message
+  expect(first).toMatchObject({ target_doctype: 'Lead', ack: true, duplicate: false })
   expect(await unit.stop('SIGTERM')).toBe(0)
   const output = await unit.output()
   expect(output).toContain('"msg":"stopped"')
   for (const secret of Object.values(BASE_ENV)) expect(output).not.toContain(secret as string)
+
+  const again = await runUnitProcess('eis', '/healthz', env)
+  const second = ((await (await deliver(again.url)).json()) as Json).message
+  expect(second).toEqual({ ...first, duplicate: true })
+  expect(await again.stop('SIGINT')).toBe(0)
 })
