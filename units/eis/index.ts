@@ -132,11 +132,13 @@ export const eis: HttpUnit = defineUnit({
     }
     const routes = new Elysia({ name: 'eis:routes' })
       .use(healthRoutes(health))
+      // Signed routes and /mcp come before the credentials plugin: its bearer derive is global and
+      // throws in the compiled executable on requests without a Bearer header (docs/units/eis.md).
+      .use(webhookRoutes({ ...deps, signatures }))
+      .use(mcpRoutes({ ...deps, status: () => integrationStatus(health) }, c.EIS_MCP_KEY))
       .use(identityRoutes({ db: ctx.db, access, bootstrapSubject: c.EIS_BOOTSTRAP_SUBJECT }))
       .use(workflowRoutes(deps, access))
       .use(supportRoutes(deps, access))
-      .use(webhookRoutes({ ...deps, signatures }))
-      .use(mcpRoutes({ ...deps, status: () => integrationStatus(health) }, c.EIS_MCP_KEY))
     return {
       routes,
       background: [dispatchOutbox],

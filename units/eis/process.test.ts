@@ -1,9 +1,12 @@
 import { expect, test } from 'bun:test'
-import { writeFileSync } from 'node:fs'
+import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { buildCommand } from '../../bin/build.ts'
 import { hmacHex, signBody } from '../../common/signature.ts'
 import { type Json, runUnitProcess, tempDir } from '../../test/harness.ts'
-import { BASE_ENV, factsFile, internal, method, SECRETS, webContact } from './testing.ts'
+import { BASE_ENV, factsFile, internal, MCP_KEY, method, SECRETS, webContact } from './testing.ts'
 
 const ROOT = join(import.meta.dir, '..', '..')
 
@@ -54,3 +57,52 @@ test('`bun run unit eis` serves projections of facts loaded by `svc eis facts im
   expect(second).toEqual({ ...first, duplicate: true })
   expect(await again.stop('SIGINT')).toBe(0)
 })
+
+test('the compiled executable migrates an empty data directory and serves the MCP gateway (SDK inside the binary)', async () => {
+  const work = tempDir('svc-eis-exe-')
+  const exe = join(work, 'svc')
+  const build = Bun.spawnSync(buildCommand(exe), { cwd: ROOT })
+  expect(build.exitCode).toBe(0)
+  const unit = await runUnitProcess('eis', '/healthz', { ...BASE_ENV, SVC_DATA_DIR: join(work, 'data') }, [
+    exe,
+    'unit',
+    'eis',
+  ])
+  const client = new Client({ name: 'exe-test', version: '1.0.0' })
+  try {
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${unit.url}/mcp`), {
+        requestInit: { headers: { 'x-svc-key': MCP_KEY } },
+      }),
+    )
+    const status = await client.callTool({ name: 'integration_status', arguments: {} })
+    expect(JSON.parse((status.content as Json)[0].text)).toMatchObject({ service: 'eis', database: 'ok' })
+    // Requests without a Bearer header: a signed webhook, and MCP without its key.
+    const contact = JSON.stringify(webContact('exe@example.org'))
+    const hook = await fetch(unit.url + method('webhooks.website_contact_intake'), {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        ...signBody(hmacHex(), SECRETS.ERP_API_SHARED_SECRET, contact),
+      },
+      body: contact,
+    })
+    expect(hook.status).toBe(200)
+    const anonymous = await fetch(`${unit.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    })
+    expect(anonymous.status).toBe(401)
+    const withToken = await fetch(unit.url + method('identity_projections.lifecycle_fact_batch'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...internal },
+      body: '{}',
+    })
+    expect(withToken.status).toBe(200)
+  } finally {
+    await client.close()
+    expect(await unit.stop('SIGTERM')).toBe(0)
+    rmSync(work, { recursive: true, force: true })
+  }
+}, 120_000)
