@@ -1,6 +1,7 @@
 /** EIS's reads and writes: the only module that knows the tables. */
 import { and, asc, count, desc, eq, gt, inArray, sql } from 'drizzle-orm'
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core'
+import { columnPlaceholders } from '../../db/prepared.ts'
 import type { Db } from '../../db/sqlite.ts'
 import {
   approvalPackets,
@@ -29,6 +30,32 @@ export type TicketEventRow = typeof ticketEvents.$inferSelect
 /** Synchronous write transaction (BEGIN IMMEDIATE): see STYLE.md on async callbacks. */
 export function writeTx<T>(db: Db, work: (tx: Db) => T): T {
   return db.transaction((tx) => work(tx as unknown as Db), { behavior: 'immediate' })
+}
+
+/** The webhook hot path's statements, built and prepared once per database handle. */
+function prepareStatements(db: Db) {
+  return {
+    eventByKey: db
+      .select()
+      .from(integrationEvents)
+      .where(
+        and(
+          eq(integrationEvents.source, sql.placeholder('source')),
+          eq(integrationEvents.eventKey, sql.placeholder('eventKey')),
+        ),
+      )
+      .prepare(),
+    insertEvent: db.insert(integrationEvents).values(columnPlaceholders(integrationEvents)).prepare(),
+  }
+}
+const statements = new WeakMap<Db, ReturnType<typeof prepareStatements>>()
+function prepared(db: Db) {
+  let s = statements.get(db)
+  if (s === undefined) {
+    s = prepareStatements(db)
+    statements.set(db, s)
+  }
+  return s
 }
 
 // ---------- identity facts ----------
@@ -80,24 +107,9 @@ export async function factPage(db: Db, after: string | undefined, limit: number)
 
 // ---------- integration events ----------
 
-export async function findEventByKey(
-  db: Db,
-  source: string,
-  eventKey: string,
-): Promise<IntegrationEventRow | undefined> {
-  return db
-    .select()
-    .from(integrationEvents)
-    .where(and(eq(integrationEvents.source, source), eq(integrationEvents.eventKey, eventKey)))
-    .get()
-}
-
-export function findEventByKeyTx(tx: Db, source: string, eventKey: string): IntegrationEventRow | undefined {
-  return tx
-    .select()
-    .from(integrationEvents)
-    .where(and(eq(integrationEvents.source, source), eq(integrationEvents.eventKey, eventKey)))
-    .get()
+/** Prepared statement: pass the root handle (also inside its transactions). */
+export function findEventByKeyTx(db: Db, source: string, eventKey: string): IntegrationEventRow | undefined {
+  return prepared(db).eventByKey.get({ source, eventKey })
 }
 
 export async function findEvent(db: Db, name: string): Promise<IntegrationEventRow | undefined> {
@@ -113,8 +125,8 @@ export async function recentEvents(db: Db, limit: number): Promise<IntegrationEv
     .all()
 }
 
-export function insertEvent(tx: Db, row: IntegrationEventRow): void {
-  tx.insert(integrationEvents).values(row).run()
+export function insertEvent(db: Db, row: IntegrationEventRow): void {
+  prepared(db).insertEvent.run(row)
 }
 
 /** The one change an integration event allows: its status advances, with the outcome that explains it. */

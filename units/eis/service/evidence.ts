@@ -39,29 +39,28 @@ export async function acceptDelivery(
   effect: (tx: Db, eventName: string, at: string) => Effect,
 ): Promise<Accepted> {
   return store.writeTx(db, (tx) => {
-    const existing = store.findEventByKeyTx(tx, delivery.source, delivery.eventKey)
+    // Prepared on the root handle: same connection, so inside this transaction.
+    const existing = store.findEventByKeyTx(db, delivery.source, delivery.eventKey)
     if (existing) return { duplicate: true, event: existing }
     const at = nowIso()
     const name = docName(SERIES.event)
-    store.insertEvent(tx, {
+    // The effect first, then the evidence with its outcome: one insert, same transaction.
+    const result = effect(tx, name, at)
+    const event: store.IntegrationEventRow = {
       name,
       source: delivery.source,
       eventKey: delivery.eventKey,
-      status: 'received',
+      status: result.status,
       payloadHash: sha256Hex(delivery.raw),
       payload: delivery.raw,
-      referenceDoctype: null,
-      referenceName: null,
-      outcome: null,
+      referenceDoctype: result.reference?.doctype ?? null,
+      referenceName: result.reference?.name ?? null,
+      outcome: result.outcome,
       receivedAt: at,
       modifiedAt: at,
-    })
-    const result = effect(tx, name, at)
-    store.settleEvent(tx, name, result.status, result.outcome, at, result.reference)
-    return {
-      duplicate: false,
-      event: store.findEventByKeyTx(tx, delivery.source, delivery.eventKey) as store.IntegrationEventRow,
     }
+    store.insertEvent(db, event)
+    return { duplicate: false, event }
   })
 }
 
