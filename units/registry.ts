@@ -12,6 +12,7 @@ import type { HttpUnit } from '../runtime/unit.ts'
 import { meta as als } from './als/meta.ts'
 import { meta as eis } from './eis/meta.ts'
 import { meta as prs } from './prs/meta.ts'
+import { meta as pws } from './pws/meta.ts'
 import { meta as rms } from './rms/meta.ts'
 import { meta as web } from './web/meta.ts'
 
@@ -25,6 +26,7 @@ export const httpUnits = {
   prs: { ...prs, load: async () => (await import('./prs/index.ts')).prs },
   rms: { ...rms, load: async () => (await import('./rms/index.ts')).rms },
   eis: { ...eis, load: async () => (await import('./eis/index.ts')).eis },
+  pws: { ...pws, load: async () => (await import('./pws/index.ts')).pws },
 } satisfies Record<string, RegisteredUnit>
 
 type HttpUnitName = keyof typeof httpUnits
