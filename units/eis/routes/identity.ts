@@ -1,4 +1,4 @@
-import { Elysia } from 'elysia'
+import { Elysia, t } from 'elysia'
 import { errorResponses } from '../../../common/errors.ts'
 import type { Db } from '../../../db/sqlite.ts'
 import type { EisCredentials } from '../access.ts'
@@ -48,7 +48,7 @@ export const identityRoutes = (deps: IdentityDeps) =>
         P('identity_projections.project_tool_access_fact_batch'),
         async ({ body }) => message(await accessFactBatch(deps.db, body ?? {})),
         {
-          body: BatchRequest,
+          body: t.Optional(BatchRequest),
           response: { 200: AccessFactBatch, ...errors },
           detail: { summary: 'Access facts, ordered by technical_subject (limit 1..500, default 100)' },
         },
@@ -57,7 +57,7 @@ export const identityRoutes = (deps: IdentityDeps) =>
         P('identity_projections.lifecycle_fact_batch'),
         async ({ body }) => message(await lifecycleFactBatch(deps.db, body ?? {})),
         {
-          body: BatchRequest,
+          body: t.Optional(BatchRequest),
           response: { 200: LifecycleFactBatch, ...errors },
           detail: { summary: 'Compact lifecycle and dominance facts (limit 1..500, default 100)' },
         },
@@ -67,7 +67,7 @@ export const identityRoutes = (deps: IdentityDeps) =>
         async ({ body }) =>
           message(await bootstrapPrincipalTruth(deps.db, deps.bootstrapSubject, body?.technical_subject)),
         {
-          body: BootstrapRequest,
+          body: t.Optional(BootstrapRequest),
           response: { 200: BootstrapTruth, ...errors },
           detail: {
             summary: 'Bootstrap principal truth (default subject EIS_BOOTSTRAP_SUBJECT, else Administrator)',
