@@ -1,9 +1,11 @@
 import type { Database } from 'bun:sqlite'
 import { Elysia, t } from 'elysia'
+import { outboxSummary } from '../../../db/outbox.ts'
 import type { Db } from '../../../db/sqlite.ts'
 import { databaseReady } from '../../../db/sqlite.ts'
-import { lit, Message, message, Ts } from '../model/common.ts'
+import { lit, Message, message, Nullable, Ts } from '../model/common.ts'
 import { P } from '../paths.ts'
+import { RUNTIME_HOST_TARGET } from '../service/dispatch.ts'
 import { eventCounts, tableCounts } from '../store.ts'
 
 export interface HealthDeps {
@@ -30,6 +32,12 @@ export const IntegrationStatus = Message(
     integrations: Integrations,
     integration_events: t.Record(t.String(), t.Integer()),
     documents: t.Record(t.String(), t.Integer()),
+    runtime_host_dispatch: t.Object({
+      pending: t.Integer(),
+      delivered: t.Integer(),
+      dead: t.Integer(),
+      oldest_pending_at: Nullable(Ts),
+    }),
   }),
 )
 
@@ -40,6 +48,12 @@ export const Healthz = t.Object({
 })
 
 /** The runtime and integration snapshot (the status route and the MCP tool answer it). */
+async function dispatchSummary(db: Db, dbOk: boolean) {
+  if (!dbOk) return { pending: 0, delivered: 0, dead: 0, oldest_pending_at: null }
+  const s = await outboxSummary(db, RUNTIME_HOST_TARGET)
+  return { pending: s.pending, delivered: s.delivered, dead: s.dead, oldest_pending_at: s.oldestPendingAt }
+}
+
 export async function integrationStatus(deps: HealthDeps) {
   const dbOk = databaseReady(deps.sqlite)
   return {
@@ -55,6 +69,7 @@ export async function integrationStatus(deps: HealthDeps) {
     ),
     integration_events: dbOk ? await eventCounts(deps.db) : {},
     documents: dbOk ? await tableCounts(deps.db) : {},
+    runtime_host_dispatch: await dispatchSummary(deps.db, dbOk),
   }
 }
 

@@ -4,7 +4,7 @@ import { fakePeer, type Json, json } from '../../../test/harness.ts'
 import { decidePacket, getPacket, recordJobResult } from '../service/approvals.ts'
 import { intakePayment, intakeSupplier } from '../service/intake.ts'
 import * as store from '../store.ts'
-import { bootEis, call, depsOf, type EisUnit } from '../testing.ts'
+import { bootEis, call, depsOf, type EisUnit, method } from '../testing.ts'
 
 let u: EisUnit
 afterEach(async () => {
@@ -155,6 +155,12 @@ describe('dispatch to the runtime host (RMS)', () => {
         await call(u, 'workflows.approval_packet_status', { packet: approval.packet.name }),
       )
       expect(delivered.dispatch.delivery).toBe('delivered')
+      const snapshot = await u.request(method('health.integration_status'))
+      expect((await snapshot.json()).message.runtime_host_dispatch).toMatchObject({
+        pending: 0,
+        delivered: 1,
+        dead: 0,
+      })
       expect(rms.requests).toHaveLength(1)
       expect(rms.requests[0]?.path).toBe('/api/v1/execution/approvals')
       expect(rms.requests[0]?.headers.get('authorization')).toBe('Bearer rms-token')
