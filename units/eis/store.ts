@@ -218,18 +218,6 @@ export function findRevenueEventTx(tx: Db, name: string): RevenueEventRow | unde
   return tx.select().from(revenueEvents).where(eq(revenueEvents.name, name)).get()
 }
 
-export function findRevenueEventByProvider(
-  tx: Db,
-  provider: string,
-  providerEventId: string,
-): RevenueEventRow | undefined {
-  return tx
-    .select()
-    .from(revenueEvents)
-    .where(and(eq(revenueEvents.provider, provider), eq(revenueEvents.providerEventId, providerEventId)))
-    .get()
-}
-
 export function updateRevenueEvent(tx: Db, name: string, patch: Partial<RevenueEventRow>): void {
   tx.update(revenueEvents).set(patch).where(eq(revenueEvents.name, name)).run()
 }
@@ -304,25 +292,6 @@ export function updatePacket(tx: Db, name: string, patch: Partial<ApprovalPacket
 }
 
 // ---------- ticketing ----------
-
-export function findTicketEvent(
-  tx: Db,
-  ticketId: string,
-  sequence: number,
-  event: string,
-): TicketEventRow | undefined {
-  return tx
-    .select()
-    .from(ticketEvents)
-    .where(
-      and(
-        eq(ticketEvents.ticketId, ticketId),
-        eq(ticketEvents.sequence, sequence),
-        eq(ticketEvents.event, event),
-      ),
-    )
-    .get()
-}
 
 /** The highest sequence seen for a ticket before this one, or null for the first. */
 export function highestSequence(tx: Db, ticketId: string): number | null {

@@ -108,6 +108,20 @@ describe('webhooks through their routes', () => {
     expect(bad.status).toBe(400)
   })
 
+  test('50 concurrent deliveries of one contact intake: one Lead, one event, every answer names them', async () => {
+    u = bootEis()
+    const body = webContact('rush@example.org')
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () => signedPost(u, CONTACT, body, SECRETS.ERP_API_SHARED_SECRET)),
+    )
+    const messages = await Promise.all(answers.map(async (r) => (await r.json()).message))
+    expect(answers.every((r) => r.status === 200)).toBe(true)
+    expect(new Set(messages.map((m) => `${m.integration_event} ${m.lead}`)).size).toBe(1)
+    expect(messages.filter((m) => !m.duplicate)).toHaveLength(1)
+    expect(await store.eventCounts(u.ctx.db)).toEqual({ processed: 1 })
+    expect((await store.tableCounts(u.ctx.db)).leads).toBe(1)
+  })
+
   test('payment provider A and B stage revenue events; supplier intake stages a Supplier Intake', async () => {
     u = bootEis()
     const a = await signedPost(

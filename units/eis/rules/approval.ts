@@ -52,5 +52,4 @@ export const APPROVABLE_DOCTYPES = [
   'Sales Invoice',
   'Lead',
 ] as const
-export type ApprovableDoctype = (typeof APPROVABLE_DOCTYPES)[number]
 export const STAGED_DOCTYPES = new Set<string>(['Supplier Intake', 'Revenue Event'])

@@ -20,7 +20,6 @@ const LINKS: Record<string, Record<string, string>> = {
   'Approval Packet': {},
   'Integration Event': {},
 }
-export const SUPPORTED_DOCTYPES = Object.keys(LINKS)
 
 export interface HydratedRef {
   doctype: string
