@@ -100,6 +100,15 @@ test('the compiled executable migrates an empty data directory and serves the MC
       body: '{}',
     })
     expect(withToken.status).toBe(200)
+    // An internal route without a Bearer header is a 401 envelope, not a 500 (the bearer
+    // plugin's query fallback threw inside the executable).
+    const noToken = await fetch(unit.url + method('identity_projections.lifecycle_fact_batch'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    })
+    expect(noToken.status).toBe(401)
+    expect(((await noToken.json()) as Json).error.code).toBe('unauthorized')
   } finally {
     await client.close()
     expect(await unit.stop('SIGTERM')).toBe(0)
