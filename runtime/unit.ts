@@ -8,6 +8,7 @@ import type { Logger } from '../common/logger.ts'
 import type { HttpMetrics } from '../common/metrics.ts'
 import type { Migration } from '../db/migrate.ts'
 import type { Db } from '../db/sqlite.ts'
+import type { Storage } from '../db/storage.ts'
 
 export type UnitConfig<P extends TProperties> = BaseConfig & Static<TObject<P>>
 
@@ -15,7 +16,11 @@ export type UnitConfig<P extends TProperties> = BaseConfig & Static<TObject<P>>
 export interface UnitContext<C> {
   name: string
   config: C
+  /** The unit's storage (either driver): reads on `storage.db`, writes in `storage.transaction`. */
+  storage: Storage
+  /** The embedded driver's writer connection, for units not yet on `storage`; throws on libSQL. */
   db: Db
+  /** The embedded driver's writer connection, for units not yet on `storage`; throws on libSQL. */
   sqlite: Database
   log: Logger
   metrics: HttpMetrics
@@ -48,6 +53,11 @@ export interface HttpUnit<P extends TProperties = TProperties> {
   /** The unit's own environment variables, beside the shared ones. */
   env: P
   migrations: readonly Migration[]
+  /**
+   * The unit's data access is all on `ctx.storage` (never `ctx.db`/`ctx.sqlite`), so it may run on
+   * a libSQL server (`DATABASE_URL=libsql://…`); without it the unit refuses such a URL at start.
+   */
+  libsql?: boolean
   /** `METHOD /path` routes that also take HTML form bodies. */
   formRoutes?: readonly string[]
   /** Routes polled by probes or scrapers, logged at debug; defaults to liveness, /ready, /metrics. */
