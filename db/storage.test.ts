@@ -241,3 +241,23 @@ describe('configuration', () => {
     expect(lock.isHeld).toBe(false)
   })
 })
+
+describeOnDrivers('storage closing', ({ open }) => {
+  test('close waits for the open transaction; later transactions fail instead of hanging', async () => {
+    const s = await open(tables)
+    let release!: () => void
+    const running = s.transaction(async (tx) => {
+      await tx.insert(items).values({ id: 'before-close', body: 'b' })
+      await new Promise<void>((r) => {
+        release = r
+      })
+    })
+    await Bun.sleep(5)
+    const closing = s.close()
+    const late = s.transaction(async () => 'never')
+    release()
+    await running
+    await closing
+    await expect(late).rejects.toThrow('the storage is closed')
+  })
+})

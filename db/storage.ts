@@ -38,6 +38,22 @@ export type Sql = BaseSQLiteDatabase<'async', unknown, Record<string, never>>
 
 export type Driver = 'embedded' | 'libsql'
 
+/**
+ * The synchronous handle seen through the async type, for building one query for both drivers.
+ * On it, `.all()`/`.get()`/`.run()` return plain values at run time: only the synchronous forms
+ * of the shared blocks use this, and they cast the result back.
+ */
+export const asSql = (db: Db): Sql => db as unknown as Sql
+
+/** Whether a handle is the storage interface (else the pre-storage bun:sqlite Drizzle handle). */
+export const isStorage = (d: Db | Storage): d is Storage => 'driver' in d && 'location' in d
+
+/** The value a query built on `asSql(db)` returned synchronously, typed as it is. */
+export const syncValue = <T>(result: Promise<T>): T => {
+  if (result instanceof Promise) throw new Error('syncValue: the query ran on an asynchronous driver')
+  return result as unknown as T
+}
+
 /** The embedded driver's connections, for hot paths that keep synchronous prepared statements. */
 export interface EmbeddedHandles {
   /** The writer connection; write to it only through `writeSync` or `Storage.transaction`. */
@@ -180,6 +196,7 @@ export function openEmbeddedStorage(path: string, migrations: readonly Migration
     embedded,
     transaction: <T>(fn: (tx: Sql) => Promise<T>) =>
       lock.run(async () => {
+        if (closed) throw new Error('the storage is closed')
         await beginImmediate(writer)
         let result: T
         try {
@@ -202,15 +219,16 @@ export function openEmbeddedStorage(path: string, migrations: readonly Migration
     async close() {
       if (closed) return
       closed = true
-      await lock.acquire()
-      try {
-        writer.run('PRAGMA optimize')
-      } catch {
-        // closing matters more than optimizing
-      }
-      reader.close()
-      writer.close()
-      if (scratch) rmSync(scratch, { recursive: true, force: true })
+      await lock.run(async () => {
+        try {
+          writer.run('PRAGMA optimize')
+        } catch {
+          // closing matters more than optimizing
+        }
+        reader.close()
+        writer.close()
+        if (scratch) rmSync(scratch, { recursive: true, force: true })
+      })
     },
   }
 }
@@ -252,13 +270,17 @@ export async function openLibsqlStorage(
   await applyMigrationsAsync(client, migrations)
   const db = drizzleLibsql({ client }) as unknown as Sql
   const lock = new WriterLock()
+  let closed = false
   return {
     driver: 'libsql',
     location: redactUrl(url),
     db,
     // drizzle opens `client.transaction()`, whose default mode is `write` (BEGIN IMMEDIATE).
     transaction: <T>(fn: (tx: Sql) => Promise<T>) =>
-      lock.run(() => db.transaction((tx) => fn(tx as unknown as Sql))),
+      lock.run(() => {
+        if (closed) throw new Error('the storage is closed')
+        return db.transaction((tx) => fn(tx as unknown as Sql))
+      }),
     async ready() {
       try {
         await Promise.race([
@@ -271,8 +293,9 @@ export async function openLibsqlStorage(
       }
     },
     async close() {
-      await lock.acquire()
-      client.close()
+      if (closed) return
+      closed = true
+      await lock.run(async () => client.close())
     },
   }
 }
