@@ -4,7 +4,7 @@
  */
 import { expect, test } from 'bun:test'
 import { badRequest } from '../common/errors.ts'
-import { describeOnDrivers } from '../test/sqld.ts'
+import { describeOnDrivers } from '../test/drivers.ts'
 import { StorageGuard } from './guard.ts'
 import { replayable, runIdempotent } from './idempotency.ts'
 import { acquireLeaseOn, releaseLeaseOn, storageLease } from './lease.ts'
