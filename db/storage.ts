@@ -68,6 +68,11 @@ export interface EmbeddedHandles {
    * of running inside it.
    */
   writeSync<T>(fn: () => T): T
+  /**
+   * `writeSync` as soon as the writer is free: at once (synchronously) when it is, else after the
+   * open transactions; for hot paths in units that also run async transactions (outbox workers).
+   */
+  write<T>(fn: () => T): Promise<T>
 }
 
 export interface Storage {
@@ -171,6 +176,7 @@ export function openEmbeddedStorage(path: string, migrations: readonly Migration
   const lock = new WriterLock()
   const writerSql = writerDb as unknown as Sql
   let closed = false
+  const immediate = <T>(fn: () => T): T => writerDb.transaction(() => fn(), { behavior: 'immediate' })
 
   const embedded: EmbeddedHandles = {
     writer,
@@ -182,10 +188,24 @@ export function openEmbeddedStorage(path: string, migrations: readonly Migration
         throw new Error('the writer is held by an open transaction; use storage.transaction')
       }
       try {
-        return writerDb.transaction(() => fn(), { behavior: 'immediate' })
+        return immediate(fn)
       } finally {
         lock.release()
       }
+    },
+    write<T>(fn: () => T): Promise<T> {
+      if (closed) return Promise.reject(new Error('the storage is closed'))
+      if (!lock.isHeld) {
+        try {
+          return Promise.resolve(embedded.writeSync(fn))
+        } catch (err) {
+          return Promise.reject(err)
+        }
+      }
+      return lock.run(async () => {
+        if (closed) throw new Error('the storage is closed')
+        return immediate(fn)
+      })
     },
   }
 
