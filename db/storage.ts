@@ -280,14 +280,54 @@ async function beginImmediate(writer: Database): Promise<void> {
 
 const READY_TIMEOUT_MS = 2000
 
-/** The libSQL driver: connect to the server and migrate the unit's database there. */
+/** Another unit's database: each unit owns its own (its migrations are ordered by time alone). */
+export class ForeignDatabaseError extends Error {
+  constructor(
+    readonly owner: string,
+    readonly unit: string,
+  ) {
+    super(`the database belongs to unit ${owner}, not ${unit}`)
+    this.name = 'ForeignDatabaseError'
+  }
+}
+
+/** Record the unit that owns a server database on first use; refuse any other unit after. */
+async function claimOwnership(client: Client, unit: string): Promise<void> {
+  await client.execute('CREATE TABLE IF NOT EXISTS __svc_owner (unit TEXT NOT NULL)')
+  const tx = await client.transaction('write')
+  try {
+    const found = (await tx.execute('SELECT unit FROM __svc_owner LIMIT 1')).rows[0] as
+      | { unit?: unknown }
+      | undefined
+    if (found === undefined)
+      await tx.execute({ sql: 'INSERT INTO __svc_owner (unit) VALUES (?)', args: [unit] })
+    else if (found.unit !== unit) throw new ForeignDatabaseError(String(found.unit), unit)
+    await tx.commit()
+  } catch (err) {
+    await tx.rollback().catch(() => undefined)
+    throw err
+  } finally {
+    tx.close()
+  }
+}
+
+/**
+ * The libSQL driver: connect to the server and migrate the unit's database there. With `owner`,
+ * the database is claimed for that unit first, and a database of another unit is refused.
+ */
 export async function openLibsqlStorage(
   url: string,
   migrations: readonly Migration[],
-  options: { authToken?: string } = {},
+  options: { authToken?: string; owner?: string } = {},
 ): Promise<Storage> {
   const client: Client = createClient({ url, authToken: options.authToken })
-  await applyMigrationsAsync(client, migrations)
+  try {
+    if (options.owner) await claimOwnership(client, options.owner)
+    await applyMigrationsAsync(client, migrations)
+  } catch (err) {
+    client.close()
+    throw err
+  }
   const db = drizzleLibsql({ client }) as unknown as Sql
   const lock = new WriterLock()
   let closed = false
@@ -324,7 +364,7 @@ export async function openLibsqlStorage(
 export async function openStorage(
   target: StorageTarget,
   migrations: readonly Migration[],
-  options: { authToken?: string } = {},
+  options: { authToken?: string; owner?: string } = {},
 ): Promise<Storage> {
   if (target.driver === 'libsql') return openLibsqlStorage(target.url, migrations, options)
   return openEmbeddedStorage(target.path, migrations)

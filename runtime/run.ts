@@ -14,6 +14,7 @@ import { SUITE_VERSION } from '../common/version.ts'
 import { wire } from '../common/wire.ts'
 import type { OpenDb } from '../db/sqlite.ts'
 import {
+  ForeignDatabaseError,
   openEmbeddedStorage,
   openLibsqlStorage,
   redactUrl,
@@ -77,8 +78,16 @@ export async function openUnitStorage(unit: HttpUnit<TProperties>, config: BaseC
     ])
   }
   try {
-    return await openLibsqlStorage(target.url, unit.migrations, { authToken: config.DATABASE_AUTH_TOKEN })
+    return await openLibsqlStorage(target.url, unit.migrations, {
+      authToken: config.DATABASE_AUTH_TOKEN,
+      owner: unit.name,
+    })
   } catch (err) {
+    if (err instanceof ForeignDatabaseError) {
+      throw new ConfigError([
+        `DATABASE_URL: ${redactUrl(target.url)} holds the database of unit ${err.owner}; give ${unit.name} its own database`,
+      ])
+    }
     throw openProblem(config, redactUrl(target.url), err)
   }
 }
