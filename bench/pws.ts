@@ -48,10 +48,12 @@ function serveBaseline() {
   db.run('PRAGMA synchronous = NORMAL')
   db.run(`CREATE TABLE tasks (project_id TEXT NOT NULL, task_key TEXT NOT NULL, title TEXT NOT NULL,
     lane TEXT NOT NULL, version TEXT NOT NULL, PRIMARY KEY (project_id, task_key))`)
-  const seed = db.prepare('INSERT INTO tasks VALUES (?, ?, ?, ?, ?)')
+  const insert = db.prepare('INSERT INTO tasks VALUES (?, ?, ?, ?, ?)')
   db.transaction(() => {
     for (const [key, version] of Object.entries(versions))
-      seed.run(PROJECT, key, `Task ${key}`, 'backlog', version)
+      insert.run(PROJECT, key, `Task ${key}`, 'backlog', version)
+    // The linked tasks PWS also holds, so both tables have the same 10 000 rows.
+    for (let i = 1; i <= LINKED; i++) insert.run(PROJECT, `linked-${i}`, `Review ${i}`, 'review', 'v0')
   })()
   const update = db.prepare(
     'UPDATE tasks SET lane = ?, version = ? WHERE project_id = ? AND task_key = ? AND version = ?',
@@ -141,8 +143,8 @@ function codeHost(token: string) {
   })
 }
 
-/** Seed `dir` through PWS's own routes and sync; returns each plain task's version token. */
-async function seed(dir: string): Promise<Record<string, string>> {
+/** Seed `dir` through PWS's own routes and sync; returns each plain task's version token (exported for profiling). */
+export async function seed(dir: string): Promise<Record<string, string>> {
   const token = 'bench-token-0123456789'
   const host = codeHost(token)
   const t = bootPws({
@@ -315,7 +317,7 @@ export default async function main(): Promise<string> {
     return report('PWS', rows, [
       `Seeded in ${seedSeconds} s through PWS's own routes: project ${PROJECT} bound to github ${REPO}; ${PULLS} open pull requests ingested by a manual sync from a local GitHub-compatible host (100 per page, reviews per pull request); ${LINKED} review-lane tasks linked to them by the review queue's create-task route; ${TASKS - LINKED} plain tasks by POST …/tasks.`,
       `GET …/active-workflow: ${Math.round(summary.length / 1024)} KiB of JSON (top-level keys: ${Object.keys(counts).length}); the baseline serves the bytes PWS answered once. PWS computes it per request from the 10 000 task rows and the 2 000 pull requests.`,
-      `PATCH: ${DEFAULT_LOAD.connections} connections, each owning a disjoint slice of the ${TASKS - LINKED} plain tasks and sending each one's current expected_version (then keeping the returned version_token); lanes alternate in_progress and review. The baseline parses the JSON and runs one UPDATE … WHERE task_key = ? AND version = ? on a 9 000-row table (WAL, synchronous=NORMAL), without checking the session cookie; PWS verifies the pm_session HMAC, reads the task, judges the version, checks the lane and writes in one transaction. Both sides are driven by the same in-process fetch loop (not wrk: the driver must follow each task's version).`,
+      `PATCH: ${DEFAULT_LOAD.connections} connections, each owning a disjoint slice of the ${TASKS - LINKED} plain tasks and sending each one's current expected_version (then keeping the returned version_token); lanes alternate in_progress and review. The baseline parses the JSON and runs one UPDATE … WHERE task_key = ? AND version = ? on a table of the same 10 000 task keys (WAL, synchronous=NORMAL), without checking the session cookie; PWS verifies the pm_session HMAC, reads the task, judges the version, checks the lane and writes in one transaction. Both sides are driven by the same in-process fetch loop (not wrk: the driver must follow each task's version).`,
       `GET …/delivery/review-queue at ${TASKS} tasks and ${PULLS} open pull requests (${queue.items} items, ${Math.round(queue.bytes / 1024)} KiB): p50 ${queue.p50} ms, p99 ${queue.p99} ms over ${queue.count} sequential requests after 5 warm-up requests (target p50 < 50 ms: ${queue.p50 < 50 ? 'met' : 'NOT met'}).`,
       'PWS runs from source in production posture with info logging to a discarded stdout, the provider not configured (so no poll touches the seeded data).',
     ])
