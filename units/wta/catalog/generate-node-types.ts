@@ -39,7 +39,8 @@ for (const pkg of PACKAGES) {
   ) as Description[]
   for (const n of nodes) {
     const key = `${pkg.prefix}.${n.name}`
-    const entry = (types[key] ??= { versions: [], deprecated: true, trigger: false, credentials: [] })
+    const entry = types[key] ?? { versions: [], deprecated: true, trigger: false, credentials: [] }
+    types[key] = entry
     const versions = Array.isArray(n.version) ? n.version : [n.version]
     entry.versions = [...new Set([...entry.versions, ...versions])].sort((a, b) => a - b)
     // A type is deprecated only when every description of it is hidden.
