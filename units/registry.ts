@@ -14,6 +14,7 @@ import { meta as mailbox } from './mailbox/meta.ts'
 import { meta as prs } from './prs/meta.ts'
 import { meta as rms } from './rms/meta.ts'
 import { meta as web } from './web/meta.ts'
+import { meta as wta } from './wta/meta.ts'
 
 export interface RegisteredUnit extends UnitMeta {
   load(): Promise<HttpUnit>
@@ -24,6 +25,7 @@ export const httpUnits = {
   als: { ...als, load: async () => (await import('./als/index.ts')).als },
   prs: { ...prs, load: async () => (await import('./prs/index.ts')).prs },
   rms: { ...rms, load: async () => (await import('./rms/index.ts')).rms },
+  wta: { ...wta, load: async () => (await import('./wta/index.ts')).wta },
   mailbox: { ...mailbox, load: async () => (await import('./mailbox/index.ts')).mailbox },
 } satisfies Record<string, RegisteredUnit>
 

@@ -5,10 +5,10 @@
  * the document declares no security. The one place both units check it, until the shared
  * `common/credentials.ts` lands.
  */
-import { timingSafeEqual } from 'node:crypto'
 import { Type as T } from '@sinclair/typebox'
 import { Elysia } from 'elysia'
 import { unauthorized } from '../../common/errors.ts'
+import { safeEqual } from '../../common/hash.ts'
 
 export const API_TOKEN_ENV = {
   SVC_API_TOKEN: T.Optional(
@@ -18,13 +18,10 @@ export const API_TOKEN_ENV = {
 
 export const BEARER_SCHEME = { bearer: { type: 'http', scheme: 'bearer' } }
 
-/** Whether `header` carries exactly `Bearer <token>`; constant time in the token's length. */
+/** Whether `header` carries exactly `Bearer <token>`, compared in constant time. */
 export function bearerMatches(header: string | null, token: string): boolean {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')
-  if (!match?.[1]) return false
-  const given = Buffer.from(match[1])
-  const wanted = Buffer.from(token)
-  return given.length === wanted.length && timingSafeEqual(given, wanted)
+  return match?.[1] !== undefined && safeEqual(match[1], token)
 }
 
 /** The `guarded` macro: open when `token` is undefined. */
