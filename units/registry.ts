@@ -37,7 +37,9 @@ export interface RegisteredCli {
   load(): Promise<CliUnit>
 }
 
-export const cliUnits: Record<string, RegisteredCli> = {}
+export const cliUnits: Record<string, RegisteredCli> = {
+  wta: { title: wta.title, load: async () => (await import('./wta/cli.ts')).wtaCli },
+}
 
 export const unitNames: string[] = [...new Set([...Object.keys(httpUnits), ...Object.keys(cliUnits)])]
 
