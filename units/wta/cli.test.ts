@@ -35,7 +35,14 @@ function env(extra: Record<string, string> = {}) {
 async function run(args: string[], e: Record<string, string>) {
   let out = ''
   let err = ''
-  const io: CliIo = { stdout: (t) => void (out += t), stderr: (t) => void (err += t) }
+  const io: CliIo = {
+    stdout(t) {
+      out += t
+    },
+    stderr(t) {
+      err += t
+    },
+  }
   const code = await wtaCli.run(args, e, io)
   return { code, out, err, json: () => JSON.parse(out) }
 }
