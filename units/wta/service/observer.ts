@@ -76,11 +76,17 @@ export function createObservers(wta: Wta, o: ObserverOptions = {}): Observers {
   async function observe() {
     if (idle && now() - lastPolledAt < idleMs) return
     lastPolledAt = now()
-    const set = await readWorkflows(wta)
-    if (set.meta.stale) {
-      if (!failing) wta.events.append('observer.failing', { target, reason: set.meta.reason })
+    const set = await readWorkflows(wta).catch((err: Error) => ({ failure: err.message }))
+    const problem =
+      'failure' in set
+        ? set.failure
+        : set.meta.stale
+          ? (set.meta.reason ?? 'the tool could not be read')
+          : undefined
+    if (problem !== undefined || 'failure' in set) {
+      if (!failing) wta.events.append('observer.failing', { target, reason: problem })
       failing = true
-      throw new Error(set.meta.reason ?? 'the tool could not be read')
+      throw new Error(problem)
     }
     if (failing) wta.events.append('observer.recovered', { target })
     failing = false
