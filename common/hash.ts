@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto'
 import canonicalize from 'canonicalize'
 
-/** RFC 8785 canonical JSON text of a value (CONTRACTS.md §2). */
+/** RFC 8785 canonical JSON text of a value (docs/conventions.md §2). */
 export function canonicalJson(value: unknown): string {
   const text = canonicalize(value)
   if (text === undefined) throw new TypeError('value has no canonical JSON form')
@@ -25,14 +25,4 @@ export function safeEqual(a: string, b: string): boolean {
   const bb = Buffer.from(b)
   if (ab.length !== bb.length) return false
   return timingSafeEqual(ab, bb)
-}
-
-/** Verify a hex HMAC-SHA256 signature header; accepts an optional `sha256=` prefix. */
-export function verifyHmacHex(secret: string, body: string | Uint8Array, header: string | null): boolean {
-  if (!header) return false
-  const given = header
-    .trim()
-    .replace(/^sha256=/i, '')
-    .toLowerCase()
-  return safeEqual(given, hmacSha256Hex(secret, body))
 }

@@ -3,6 +3,7 @@ import { AppError, appErrorBody, type Envelope, envelope } from './errors.ts'
 import type { Logger } from './logger.ts'
 import type { HttpMetrics } from './metrics.ts'
 import { newId } from './time.ts'
+import { validationDetails, validationPart } from './validation.ts'
 
 export interface WireOptions {
   unit: string
@@ -13,6 +14,14 @@ export interface WireOptions {
   formRoutes?: readonly string[]
   /** Routes polled by probes and scrapers (liveness, readiness, metrics): logged at debug, not info. */
   probeRoutes?: readonly string[]
+  /**
+   * `METHOD /path` patterns whose own parse hook reads the exact bytes (signed routes, see
+   * `common/signature.ts`, which also finds them: `rawBodyRouteKeys`). The content-type rule
+   * still applies; the body is left unread here.
+   */
+  rawBodyRoutes?: readonly string[]
+  /** Replaces the 413 envelope (the mailbox adapter answers text `payload too large`). */
+  payloadTooLarge?: () => Response
 }
 
 interface RequestState {
@@ -33,14 +42,6 @@ function mediaType(request: Request): string {
   return (semi === -1 ? raw : raw.slice(0, semi)).trim().toLowerCase()
 }
 
-/** The pieces of a validation error a client may see: where and what, never the input itself. */
-function validationDetails(error: unknown): { path: string; message: string }[] {
-  const all = (error as { all?: { path?: string; message?: string; summary?: string }[] }).all ?? []
-  return all
-    .slice(0, 20)
-    .map((e) => ({ path: e.path || '/', message: e.summary ?? e.message ?? 'invalid value' }))
-}
-
 /**
  * Everything every unit's HTTP surface shares: request ids, the content-type and body-size
  * rules, the error envelope for every failure, and one log line and metric per request.
@@ -53,6 +54,7 @@ export function wire(opts: WireOptions) {
   const states = new WeakMap<Request, RequestState>()
   const formRoutes = new Set(opts.formRoutes ?? [])
   const probes = new Set(opts.probeRoutes ?? [])
+  const rawBodyRoutes = new Set(opts.rawBodyRoutes ?? [])
   const { log, metrics } = opts
 
   const record = (request: Request, route: string, status: number) => {
@@ -84,13 +86,12 @@ export function wire(opts: WireOptions) {
       set.headers['x-request-id'] = id
       set.headers['x-content-type-options'] = 'nosniff'
       const length = Number(request.headers.get('content-length') ?? 0)
-      if (length > opts.maxBodyBytes) {
-        throw new AppError(413, 'payload_too_large', `The request body exceeds ${opts.maxBodyBytes} bytes.`)
-      }
+      if (length > opts.maxBodyBytes) throw payloadTooLarge(opts.maxBodyBytes)
     })
-    .onParse({ as: 'global' }, ({ request, route }) => {
+    .onParse({ as: 'global' }, async ({ request, route }) => {
       const type = mediaType(request)
-      const allowed = formRoutes.has(`${request.method} ${route}`) ? FORM_TYPES : JSON_TYPES
+      const key = `${request.method} ${route}`
+      const allowed = formRoutes.has(key) ? FORM_TYPES : JSON_TYPES
       if (!allowed.has(type)) {
         throw new AppError(
           415,
@@ -101,7 +102,11 @@ export function wire(opts: WireOptions) {
           },
         )
       }
-      if (type === 'application/json') return parseJsonBody(request)
+      if (rawBodyRoutes.has(key)) return
+      if (type === 'application/json') return parseJsonText(await readBounded(request, opts.maxBodyBytes))
+      // Forms are parsed by Elysia; a body without a length is counted on a copy first.
+      if (!request.headers.has('content-length'))
+        await readBounded(request.clone() as Request, opts.maxBodyBytes)
     })
     .onAfterHandle({ as: 'global' }, ({ request, route, set, responseValue }) => {
       const status =
@@ -115,12 +120,50 @@ export function wire(opts: WireOptions) {
     .onError({ as: 'global' }, ({ code, error, set, request, route }) => {
       const { status, body } = toEnvelope(code, error)
       set.status = status
+      if (status === 413 && opts.payloadTooLarge) {
+        record(request, route || 'unmatched', status)
+        const res = opts.payloadTooLarge()
+        return new Response(res.body, { status, headers: mergeHeaders(res.headers, set.headers) })
+      }
       if (status >= 500) {
         log.error({ req_id: states.get(request)?.id, err: errorForLog(error), code }, 'request failed')
       }
       record(request, route || 'unmatched', status)
       return body
     })
+}
+
+function mergeHeaders(own: Headers, shared: Record<string, unknown>): Headers {
+  const out = new Headers(own)
+  for (const [name, value] of Object.entries(shared)) {
+    if (typeof value === 'string' && !out.has(name)) out.set(name, value)
+  }
+  return out
+}
+
+const payloadTooLarge = (max: number) =>
+  new AppError(413, 'payload_too_large', `The request body exceeds ${max} bytes.`)
+
+/**
+ * The body as text, counted on the bytes actually received: a chunked body has no length to
+ * check up front, so reading stops at the first byte over the limit.
+ */
+async function readBounded(request: Request, max: number): Promise<string> {
+  if (!request.body) return ''
+  const reader = request.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > max) {
+      await reader.cancel().catch(() => {})
+      throw payloadTooLarge(max)
+    }
+    chunks.push(value)
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks))
 }
 
 /**
@@ -130,8 +173,8 @@ export function wire(opts: WireOptions) {
  * I-JSON (RFC 7493) forbids and RFC 8785 hashing cannot encode. An empty body is left to
  * Elysia, so routes with an optional body still see `undefined`.
  */
-async function parseJsonBody(request: Request): Promise<unknown> {
-  const text = await request.text()
+/** The JSON text of a body, parsed and checked as every route's body is. */
+export function parseJsonText(text: string): unknown {
   if (text.trim() === '') return undefined
   let value: unknown
   try {
@@ -184,12 +227,11 @@ export function toEnvelope(code: string | number, error: unknown): { status: num
       if ((error as { type?: string }).type === 'response') {
         return { status: 500, body: envelope('internal_error', 'The service produced an invalid response.') }
       }
-      const where = (error as { type?: string }).type ?? 'request'
       return {
         status: 400,
         body: envelope(
           'validation_failed',
-          `The ${where} does not match the route's schema.`,
+          `The ${validationPart(error)} does not match the route's schema.`,
           validationDetails(error),
         ),
       }

@@ -7,11 +7,12 @@
  * that loads it (docs/benchmarks.md).
  */
 import type { CliUnit } from '../common/cli.ts'
-import type { HttpUnit } from '../common/unit.ts'
 import type { UnitMeta } from '../common/unit-meta.ts'
+import type { HttpUnit } from '../runtime/unit.ts'
 import { meta as als } from './als/meta.ts'
 import { meta as mailbox } from './mailbox/meta.ts'
 import { meta as prs } from './prs/meta.ts'
+import { meta as pws } from './pws/meta.ts'
 import { meta as rms } from './rms/meta.ts'
 import { meta as web } from './web/meta.ts'
 import { meta as wta } from './wta/meta.ts'
@@ -25,6 +26,7 @@ export const httpUnits = {
   als: { ...als, load: async () => (await import('./als/index.ts')).als },
   prs: { ...prs, load: async () => (await import('./prs/index.ts')).prs },
   rms: { ...rms, load: async () => (await import('./rms/index.ts')).rms },
+  pws: { ...pws, load: async () => (await import('./pws/index.ts')).pws },
   wta: { ...wta, load: async () => (await import('./wta/index.ts')).wta },
   mailbox: { ...mailbox, load: async () => (await import('./mailbox/index.ts')).mailbox },
 } satisfies Record<string, RegisteredUnit>
@@ -38,6 +40,8 @@ export interface RegisteredCli {
 }
 
 export const cliUnits: Record<string, RegisteredCli> = {
+  tel: { title: 'telephony-stack repository', load: async () => (await import('./tel/index.ts')).tel },
+  mem: { title: 'memory-stack repository', load: async () => (await import('./mem/index.ts')).mem },
   wta: { title: wta.title, load: async () => (await import('./wta/cli.ts')).wtaCli },
 }
 

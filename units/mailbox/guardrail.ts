@@ -2,7 +2,8 @@
  * The publish route's payload guardrail (spec, Limits): the raw request body is measured before
  * anything parses it, chunked bodies included (bytes are counted as the stream is read, and
  * reading stops at the first byte over the limit), and a larger body gets 413 with the text body
- * `payload too large` (CONTRACTS.md §3), not the JSON envelope.
+ * `payload too large` (CONTRACTS.md §3): the unit's `payloadTooLarge` replaces the envelope for
+ * every 413, the shared body limit's (`SVC_MAX_BODY_BYTES`) included.
  */
 import { Elysia } from 'elysia'
 import { AppError } from '../../common/errors.ts'
@@ -33,29 +34,21 @@ export async function measureWithin(
 }
 
 /**
- * Guard `POST path`: measure the body (a clone, so the JSON parse still reads the original),
- * remember its size for the route, and answer any 413 on the path as text, including the
- * shared body limit's (`SVC_MAX_BODY_BYTES`), which the wire answers before this hook runs.
+ * Guard `POST path`: measure the body (a clone, so the JSON parse still reads the original) and
+ * remember its size for the route. The 413 is answered as text by the unit's `payloadTooLarge`.
  */
 export function payloadGuardrail(path: string, limit: number) {
   const sizes = new WeakMap<Request, number>()
   const onPath = (request: Request) => request.method === 'POST' && new URL(request.url).pathname === path
-  const plugin = new Elysia({ name: 'mailbox:guardrail', seed: `${path}:${limit}` })
-    .onRequest(async ({ request }) => {
+  const plugin = new Elysia({ name: 'mailbox:guardrail', seed: `${path}:${limit}` }).onRequest(
+    async ({ request }) => {
       if (!onPath(request)) return
       const declared = Number(request.headers.get('content-length') ?? Number.NaN)
       if (declared > limit) throw tooLarge(limit)
       const size = await measureWithin(request.clone().body, limit)
       if (size === undefined) throw tooLarge(limit)
       sizes.set(request, size)
-    })
-    // Elysia's error path takes this hook's value as the answer, so any other answer is passed on as is.
-    .mapResponse({ as: 'global' }, ({ request, set, responseValue }) => {
-      if (set.status !== 413 || !onPath(request)) return responseValue as Response
-      return new Response(PAYLOAD_TOO_LARGE_TEXT, {
-        status: 413,
-        headers: { 'content-type': 'text/plain; charset=utf-8' },
-      })
-    })
+    },
+  )
   return { plugin, sizeOf: (request: Request) => sizes.get(request) ?? 0 }
 }

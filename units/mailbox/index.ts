@@ -1,16 +1,20 @@
 import { Type as T } from '@sinclair/typebox'
 import { urlString } from '../../common/config.ts'
-import { defineUnit } from '../../common/unit.ts'
 import { migrations } from '../../db/migrations/mailbox/index.ts'
 import { createOutbox } from '../../db/outbox.ts'
-import { API_TOKEN_ENV, BEARER_SCHEME } from '../wta/access.ts'
-import { DEFAULT_MAX_PAYLOAD_BYTES } from './guardrail.ts'
+import { defineUnit } from '../../runtime/unit.ts'
+import { DEFAULT_MAX_PAYLOAD_BYTES, PAYLOAD_TOO_LARGE_TEXT } from './guardrail.ts'
 import { meta } from './meta.ts'
-import { mailboxRoutes } from './routes.ts'
+import { mailboxCredentials, mailboxRoutes } from './routes.ts'
 import { DOWNSTREAM } from './store.ts'
 
 const env = {
-  ...API_TOKEN_ENV,
+  SVC_API_TOKEN: T.Optional(
+    T.String({
+      minLength: 16,
+      description: 'the bearer token shared with WTA, 16+ characters (unset: open)',
+    }),
+  ),
   MAILBOX_ADAPTER_MAX_PAYLOAD_BYTES: T.Integer({
     minimum: 64,
     default: DEFAULT_MAX_PAYLOAD_BYTES,
@@ -38,7 +42,11 @@ export const mailbox = defineUnit({
     'The mailbox adapter of WTA’s optional messaging stack: publish with a payload guardrail, durable storage, forwarding to a downstream, read-back by cursor.',
   env,
   migrations,
-  securitySchemes: BEARER_SCHEME,
+  payloadTooLarge: () =>
+    new Response(PAYLOAD_TOO_LARGE_TEXT, {
+      status: 413,
+      headers: { 'content-type': 'text/plain; charset=utf-8' },
+    }),
   validate(config) {
     return config.MAILBOX_ADAPTER_MAX_PAYLOAD_BYTES > config.SVC_MAX_BODY_BYTES
       ? [
@@ -60,14 +68,15 @@ export const mailbox = defineUnit({
           },
         })
       : undefined
+    const creds = mailboxCredentials(c.SVC_API_TOKEN)
     const routes = mailboxRoutes({
       db: ctx.db,
       sqlite: ctx.sqlite,
       maxPayloadBytes: c.MAILBOX_ADAPTER_MAX_PAYLOAD_BYTES,
-      token: c.SVC_API_TOKEN,
+      creds,
       downstreamConfigured: outbox !== undefined,
       afterStore: () => outbox?.kick(),
     })
-    return { routes, background: outbox ? [outbox] : [] }
+    return { routes, background: outbox ? [outbox] : [], securitySchemes: creds.securitySchemes }
   },
 })

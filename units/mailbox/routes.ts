@@ -1,19 +1,25 @@
 import type { Database } from 'bun:sqlite'
 import { Elysia, t } from 'elysia'
+import { credentials } from '../../common/credentials.ts'
 import { errorResponses } from '../../common/errors.ts'
 import { nowIso } from '../../common/time.ts'
 import { outboxSummary } from '../../db/outbox.ts'
 import { type Db, databaseReady } from '../../db/sqlite.ts'
-import { apiAccess } from '../wta/access.ts'
 import { payloadGuardrail } from './guardrail.ts'
 import { HealthResponse, MessagesPage, MessagesQuery, PublishRequest, PublishResponse } from './model.ts'
 import { DOWNSTREAM, readMessages, type StoredMessage, storeMessage } from './store.ts'
+
+/** The bearer token shared with WTA (`SVC_API_TOKEN`): open when unset. */
+export const mailboxCredentials = (token: string | undefined) =>
+  credentials({
+    bearer: { kind: 'bearer', tokens: [token], openWhenUnset: true, description: 'SVC_API_TOKEN (when set)' },
+  })
 
 export interface MailboxDeps {
   db: Db
   sqlite: Database
   maxPayloadBytes: number
-  token: string | undefined
+  creds: ReturnType<typeof mailboxCredentials>
   downstreamConfigured: boolean
   /** Called after a message is stored (wakes the outbox). */
   afterStore(): void
@@ -32,7 +38,7 @@ export function mailboxRoutes(d: MailboxDeps) {
   const guardrail = payloadGuardrail('/publish', d.maxPayloadBytes)
   return new Elysia({ name: 'mailbox:routes' })
     .use(guardrail.plugin)
-    .use(apiAccess(d.token))
+    .use(d.creds)
     .get(
       '/healthz',
       async () => {
@@ -82,7 +88,7 @@ export function mailboxRoutes(d: MailboxDeps) {
         }
       },
       {
-        guarded: true,
+        auth: 'bearer',
         body: PublishRequest,
         response: {
           202: PublishResponse,
@@ -113,7 +119,7 @@ export function mailboxRoutes(d: MailboxDeps) {
         }
       },
       {
-        guarded: true,
+        auth: 'bearer',
         query: MessagesQuery,
         response: { 200: MessagesPage, ...errorResponses(400, 401) },
         detail: { summary: 'Read stored messages in arrival order, one page at a time' },

@@ -1,14 +1,11 @@
 /**
- * The optional bearer token of WTA and its mailbox adapter (CONTRACTS.md §3): with
- * `SVC_API_TOKEN` set, a route marked `guarded: true` needs `Authorization: Bearer <token>`
- * (compared in constant time) and says so in the OpenAPI document; unset, the route is open and
- * the document declares no security. The one place both units check it, until the shared
- * `common/credentials.ts` lands.
+ * The optional bearer token of WTA (CONTRACTS.md §3): with `SVC_API_TOKEN` set, every route but
+ * `/api/v1/health` needs `Authorization: Bearer <token>`; unset, the API is open, declares no
+ * security, and says so in status. Enforced by the shared credentials block (`auth: 'bearer'`).
  */
 import { Type as T } from '@sinclair/typebox'
-import { Elysia } from 'elysia'
-import { unauthorized } from '../../common/errors.ts'
-import { safeEqual } from '../../common/hash.ts'
+import { credentials } from '../../common/credentials.ts'
+import { safeEqual, sha256Hex } from '../../common/hash.ts'
 
 export const API_TOKEN_ENV = {
   SVC_API_TOKEN: T.Optional(
@@ -16,28 +13,18 @@ export const API_TOKEN_ENV = {
   ),
 }
 
-export const BEARER_SCHEME = { bearer: { type: 'http', scheme: 'bearer' } }
-
-/** Whether `header` carries exactly `Bearer <token>`, compared in constant time. */
-export function bearerMatches(header: string | null, token: string): boolean {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')
-  return match?.[1] !== undefined && safeEqual(match[1], token)
-}
-
-/** The `guarded` macro: open when `token` is undefined. */
-export function apiAccess(token: string | undefined) {
-  return new Elysia({ name: 'wta:access', seed: token ?? 'open' }).macro({
-    guarded: {
-      detail: token ? { security: [{ bearer: [] }] } : {},
-      transform({ request }) {
-        if (token === undefined) return
-        if (!bearerMatches(request.headers.get('authorization'), token)) {
-          throw unauthorized(
-            'authentication_required',
-            'This route needs Authorization: Bearer <SVC_API_TOKEN>.',
-          )
-        }
-      },
-    },
+export const apiCredentials = (token: string | undefined) =>
+  credentials({
+    bearer: { kind: 'bearer', tokens: [token], openWhenUnset: true, description: 'SVC_API_TOKEN (when set)' },
   })
+
+export type ApiCredentials = ReturnType<typeof apiCredentials>
+
+/**
+ * For the one route the block cannot guard, the OpenAPI document the runtime serves: whether
+ * `header` carries exactly `Bearer <token>` (digests compared in constant time, as the block does).
+ */
+export function bearerMatches(header: string | null, token: string): boolean {
+  const match = /^Bearer ([\x21-\x7e]{1,4096})$/.exec(header ?? '')
+  return match?.[1] !== undefined && safeEqual(sha256Hex(match[1]), sha256Hex(token))
 }

@@ -1,8 +1,8 @@
 import { Elysia } from 'elysia'
 import { unauthorized } from '../../common/errors.ts'
-import { defineUnit } from '../../common/unit.ts'
 import { migrations } from '../../db/migrations/wta/index.ts'
-import { BEARER_SCHEME, bearerMatches } from './access.ts'
+import { defineUnit } from '../../runtime/unit.ts'
+import { apiCredentials, bearerMatches } from './access.ts'
 import { wtaEnv } from './config.ts'
 import { meta } from './meta.ts'
 import { catalogRoutes } from './routes/catalog.ts'
@@ -23,7 +23,6 @@ export const wta = defineUnit({
   migrations,
   openapiPath: OPENAPI_PATH,
   probeRoutes: ['/api/v1/health'],
-  securitySchemes: BEARER_SCHEME,
   validate(config) {
     return Boolean(config.WTA_AUTOMATION_URL) !== Boolean(config.WTA_AUTOMATION_API_KEY)
       ? ['WTA_AUTOMATION_API_KEY: set WTA_AUTOMATION_URL and WTA_AUTOMATION_API_KEY together']
@@ -32,6 +31,7 @@ export const wta = defineUnit({
   build(ctx) {
     const service = createWta(ctx.config, ctx.db)
     const token = ctx.config.SVC_API_TOKEN
+    const creds = apiCredentials(token)
     const observers =
       ctx.config.WTA_OBSERVERS_ENABLED && service.client.configured
         ? createObservers(service, { log: ctx.log })
@@ -51,10 +51,10 @@ export const wta = defineUnit({
             'This route needs Authorization: Bearer <SVC_API_TOKEN>.',
           )
       })
-      .use(statusRoutes(service))
-      .use(catalogRoutes(service))
-      .use(workflowRoutes(service))
-      .use(upgradeRoutes(service))
-    return { routes, background: observers?.tasks ?? [] }
+      .use(statusRoutes(service, creds))
+      .use(catalogRoutes(service, creds))
+      .use(workflowRoutes(service, creds))
+      .use(upgradeRoutes(service, creds))
+    return { routes, background: observers?.tasks ?? [], securitySchemes: creds.securitySchemes }
   },
 })

@@ -1,5 +1,5 @@
 import { type Backoff, backoffDelayMs } from '../../../common/backoff.ts'
-import { hmacSha256Hex } from '../../../common/hash.ts'
+import { hmacHex, signBody } from '../../../common/signature.ts'
 import { newId } from '../../../common/time.ts'
 
 export interface IntakeForPayload {
@@ -21,7 +21,7 @@ export interface SiteIdentity {
 export const PLATFORM_EVENT_TYPE = 'website.contact_intake.received'
 
 /**
- * The body EIS's `website_contact_intake` receives (CONTRACTS.md §4): contact, interest,
+ * The body EIS's `website_contact_intake` receives (docs/conventions.md §4): contact, interest,
  * profiling, site, platform_event. Built once per intake and stored, so retries resend it as is.
  */
 export function contactPayload(intake: IntakeForPayload, site: SiteIdentity) {
@@ -56,7 +56,7 @@ export function contactPayload(intake: IntakeForPayload, site: SiteIdentity) {
 export function signedHeaders(secret: string, body: string, intakeId: string): Record<string, string> {
   return {
     'content-type': 'application/json; charset=utf-8',
-    'x-signature': hmacSha256Hex(secret, body),
+    ...signBody(hmacHex(), secret, body),
     'idempotency-key': intakeId,
   }
 }

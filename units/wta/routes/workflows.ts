@@ -1,32 +1,32 @@
 import { Elysia } from 'elysia'
 import { errorResponses } from '../../../common/errors.ts'
-import { apiAccess } from '../access.ts'
+import type { ApiCredentials } from '../access.ts'
 import { ContextAnswer, ValidationAnswer, WorkflowAnswer, WorkflowId, WorkflowsAnswer } from '../model.ts'
 import { getWorkflow, listWorkflows, validateWorkflowById, workflowContextOf } from '../service/workflows.ts'
 import type { Wta } from '../service/wta.ts'
 
-export function workflowRoutes(wta: Wta) {
+export function workflowRoutes(wta: Wta, creds: ApiCredentials) {
   return new Elysia({ name: 'wta:workflows' })
-    .use(apiAccess(wta.config.SVC_API_TOKEN))
+    .use(creds)
     .get('/api/v1/workflows', () => listWorkflows(wta), {
-      guarded: true,
+      auth: 'bearer',
       response: { 200: WorkflowsAnswer, ...errorResponses(401, 503) },
       detail: { summary: 'Workflows, read live and snapshotted (from the snapshot when the tool is down)' },
     })
     .get('/api/v1/workflows/:id', ({ params }) => getWorkflow(wta, params.id), {
-      guarded: true,
+      auth: 'bearer',
       params: WorkflowId,
       response: { 200: WorkflowAnswer, ...errorResponses(401, 404, 503) },
       detail: { summary: 'One workflow with its snapshot history' },
     })
     .get('/api/v1/workflows/:id/context', ({ params }) => workflowContextOf(wta, params.id), {
-      guarded: true,
+      auth: 'bearer',
       params: WorkflowId,
       response: { 200: ContextAnswer, ...errorResponses(401, 404, 503) },
       detail: { summary: 'The WorkflowContext document (schema at /api/v1/workflow-context.schema.json)' },
     })
     .post('/api/v1/workflows/:id/validate', ({ params }) => validateWorkflowById(wta, params.id), {
-      guarded: true,
+      auth: 'bearer',
       params: WorkflowId,
       response: { 200: ValidationAnswer, ...errorResponses(401, 404, 503) },
       detail: {

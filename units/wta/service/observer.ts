@@ -11,9 +11,9 @@
  * last recorded one.
  */
 
+import type { BackgroundTask } from '../../../common/background.ts'
 import type { Logger } from '../../../common/logger.ts'
 import { createPoller, type Poller, realTimer, type Timer } from '../../../common/poller.ts'
-import type { BackgroundTask } from '../../../common/unit.ts'
 import { sqliteLease } from '../../../db/lease.ts'
 import { OBSERVER_LIMITS } from '../config.ts'
 import { lastSync } from '../store.ts'

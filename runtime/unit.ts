@@ -1,0 +1,71 @@
+import type { Database } from 'bun:sqlite'
+import type { Static, TObject, TProperties } from '@sinclair/typebox'
+import type { AnyElysia } from 'elysia'
+import type { BackgroundTask } from '../common/background.ts'
+import type { BaseConfig } from '../common/config.ts'
+import type { DocsPage } from '../common/docs-pages.ts'
+import type { Logger } from '../common/logger.ts'
+import type { HttpMetrics } from '../common/metrics.ts'
+import type { Migration } from '../db/migrate.ts'
+import type { Db } from '../db/sqlite.ts'
+
+export type UnitConfig<P extends TProperties> = BaseConfig & Static<TObject<P>>
+
+/** What a unit's code is handed: its typed configuration and its own resources. */
+export interface UnitContext<C> {
+  name: string
+  config: C
+  db: Db
+  sqlite: Database
+  log: Logger
+  metrics: HttpMetrics
+  /** The running version of the suite (package.json). */
+  version: string
+  startedAt: string
+}
+
+export type { BackgroundTask }
+
+export interface UnitInstance {
+  /** The unit's routes; the runtime mounts them behind the shared wire plugin. */
+  routes: AnyElysia
+  background?: BackgroundTask[]
+  /**
+   * OpenAPI security schemes of the credential plugins the routes use (`credentials`,
+   * `signaturePlugin`, `sessionPlugin` each expose `securitySchemes`), merged over the unit's own.
+   */
+  securitySchemes?: Record<string, Record<string, unknown>>
+}
+
+/** One entry of the unit registry: everything needed to run an HTTP unit. */
+export interface HttpUnit<P extends TProperties = TProperties> {
+  kind: 'http'
+  name: string
+  title: string
+  description: string
+  port: number
+  liveness: string
+  /** The unit's own environment variables, beside the shared ones. */
+  env: P
+  migrations: readonly Migration[]
+  /** `METHOD /path` routes that also take HTML form bodies. */
+  formRoutes?: readonly string[]
+  /** Routes polled by probes or scrapers, logged at debug; defaults to liveness, /ready, /metrics. */
+  probeRoutes?: readonly string[]
+  /** Where the OpenAPI document is served; defaults to `/openapi.json`. */
+  openapiPath?: string
+  /** The interactive API pages beside the document; defaults to Swagger UI at `/docs`. */
+  docsPages?: readonly DocsPage[]
+  /**
+   * `components.securitySchemes` of the OpenAPI document; absent for open units. Routes name the
+   * schemes they require in `detail.security`, where their access is declared (RMS: its auth macro).
+   */
+  securitySchemes?: Record<string, Record<string, unknown>>
+  /** Replaces the 413 envelope for this unit (the mailbox adapter answers text `payload too large`). */
+  payloadTooLarge?: () => Response
+  /** Extra start-up checks across variables; each returned line is one bad variable. */
+  validate?(config: UnitConfig<P>): string[]
+  build(ctx: UnitContext<UnitConfig<P>>): UnitInstance
+}
+
+export const defineUnit = <P extends TProperties>(unit: HttpUnit<P>): HttpUnit<P> => unit
