@@ -1,10 +1,9 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import Ajv2020 from 'ajv/dist/2020.js'
 import { bootForTest, type FakePeer, fakePeer, json, type TestUnit, tempDir } from '../../test/harness.ts'
 import { wta } from './index.ts'
-import { execution, type FakeN8n, fakeN8n } from './testing.ts'
+import { execution, type FakeN8n, fakeN8n, jsonSchemaValidator } from './testing.ts'
 
 const open: { units: TestUnit<unknown>[]; peers: (FakePeer | FakeN8n)[] } = { units: [], peers: [] }
 afterEach(async () => {
@@ -178,7 +177,7 @@ describe('workflows', () => {
   test('the workflow context is valid against the served JSON Schema', async () => {
     const { u } = setup()
     const schema = (await get(u, '/api/v1/workflow-context.schema.json')).body
-    const validate = new Ajv2020({ strict: false }).compile(schema)
+    const validate = jsonSchemaValidator(schema)
     for (const id of ['wf1', 'wf2', 'wf3']) {
       const ctx = await get(u, `/api/v1/workflows/${id}/context`)
       expect(ctx.status).toBe(200)
@@ -196,6 +195,7 @@ describe('workflows', () => {
     expect(webhook.connections).toHaveLength(2)
     // A document that breaks the schema is refused by it (the check can fail).
     expect(validate({ ...webhook, nodes: 'x' })).toBe(false)
+    expect(validate({ ...webhook, generated_at: 'yesterday' })).toBe(false)
   })
 
   test('validate finds dangling connections, deprecated types and disabled triggers', async () => {

@@ -4,6 +4,8 @@
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import Ajv2020 from 'ajv/dist/2020.js'
+import addFormats from 'ajv-formats'
 import type { N8nExecution, N8nWorkflow } from './service/automation.ts'
 
 export const EXAMPLES_DIR = join(import.meta.dir, 'examples')
@@ -127,4 +129,11 @@ export function execution(
       },
     },
   }
+}
+
+/** A JSON Schema validator (Ajv, draft 2020-12 with formats) for a served schema document. */
+export function jsonSchemaValidator(schema: Record<string, unknown>) {
+  const ajv = new Ajv2020({ strict: false, allErrors: true })
+  addFormats(ajv)
+  return ajv.compile(schema)
 }
