@@ -34,8 +34,8 @@ export async function measureWithin(
 }
 
 /**
- * Guard `POST path`: measure the body (a clone, so the JSON parse still reads the original) and
- * remember its size for the route. The 413 is answered as text by the unit's `payloadTooLarge`.
+ * Guard `POST path`: take the declared length, or measure a body without one (chunked) on a
+ * clone, so the JSON parse still reads the original; remember the size for the route. The 413 is answered as text by the unit's `payloadTooLarge`.
  */
 export function payloadGuardrail(path: string, limit: number) {
   const sizes = new WeakMap<Request, number>()
@@ -43,8 +43,14 @@ export function payloadGuardrail(path: string, limit: number) {
   const plugin = new Elysia({ name: 'mailbox:guardrail', seed: `${path}:${limit}` }).onRequest(
     async ({ request }) => {
       if (!onPath(request)) return
-      const declared = Number(request.headers.get('content-length') ?? Number.NaN)
-      if (declared > limit) throw tooLarge(limit)
+      const length = request.headers.get('content-length')
+      if (length !== null) {
+        // A declared length is the body's size: the server reads no more and no less.
+        const declared = Number(length)
+        if (declared > limit) throw tooLarge(limit)
+        sizes.set(request, declared)
+        return
+      }
       const size = await measureWithin(request.clone().body, limit)
       if (size === undefined) throw tooLarge(limit)
       sizes.set(request, size)

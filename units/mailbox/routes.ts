@@ -7,7 +7,7 @@ import { outboxSummary } from '../../db/outbox.ts'
 import { type Db, databaseReady } from '../../db/sqlite.ts'
 import { payloadGuardrail } from './guardrail.ts'
 import { HealthResponse, MessagesPage, MessagesQuery, PublishRequest, PublishResponse } from './model.ts'
-import { DOWNSTREAM, readMessages, type StoredMessage, storeMessage } from './store.ts'
+import { DOWNSTREAM, publishStatements, readMessages, type StoredMessage } from './store.ts'
 
 /** The bearer token shared with WTA (`SVC_API_TOKEN`): open when unset. */
 export const mailboxCredentials = (token: string | undefined) =>
@@ -36,6 +36,7 @@ const view = (m: StoredMessage) => ({
 
 export function mailboxRoutes(d: MailboxDeps) {
   const guardrail = payloadGuardrail('/publish', d.maxPayloadBytes)
+  const publish = publishStatements(d.db)
   return new Elysia({ name: 'mailbox:routes' })
     .use(guardrail.plugin)
     .use(d.creds)
@@ -65,8 +66,7 @@ export function mailboxRoutes(d: MailboxDeps) {
     .post(
       '/publish',
       async ({ body, request, set }) => {
-        const stored = await storeMessage(
-          d.db,
+        const stored = await publish.storeMessage(
           {
             topic: body.topic,
             message: body.message,
