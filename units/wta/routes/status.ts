@@ -1,4 +1,4 @@
-import { Elysia } from 'elysia'
+import { Elysia, t } from 'elysia'
 import { errorResponses } from '../../../common/errors.ts'
 import type { ApiCredentials } from '../access.ts'
 import { HealthAnswer, StatusAnswer } from '../model.ts'
@@ -22,6 +22,10 @@ export function statusRoutes(wta: Wta, creds: ApiCredentials) {
     })
     .get('/api/v1/workflow-context.schema.json', () => workflowContextJsonSchema(), {
       auth: 'bearer',
+      response: {
+        200: t.Record(t.String(), t.Unknown(), { description: 'a JSON Schema (draft 2020-12)' }),
+        ...errorResponses(401),
+      },
       detail: { summary: 'The JSON Schema of the WorkflowContext document' },
     })
 }

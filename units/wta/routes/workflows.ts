@@ -1,4 +1,4 @@
-import { Elysia } from 'elysia'
+import { Elysia, t } from 'elysia'
 import { errorResponses } from '../../../common/errors.ts'
 import type { ApiCredentials } from '../access.ts'
 import { ContextAnswer, ValidationAnswer, WorkflowAnswer, WorkflowId, WorkflowsAnswer } from '../model.ts'
@@ -28,7 +28,10 @@ export function workflowRoutes(wta: Wta, creds: ApiCredentials) {
     .post('/api/v1/workflows/:id/validate', ({ params }) => validateWorkflowById(wta, params.id), {
       auth: 'bearer',
       params: WorkflowId,
-      response: { 200: ValidationAnswer, ...errorResponses(401, 404, 503) },
+      body: t.Optional(
+        t.Object({}, { description: 'empty: the workflow is read from the tool (or its snapshot)' }),
+      ),
+      response: { 200: ValidationAnswer, ...errorResponses(400, 401, 404, 415, 503) },
       detail: {
         summary:
           'Structural checks: dangling connections, unknown or deprecated node types, missing credentials, disabled triggers',
