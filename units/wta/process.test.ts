@@ -40,3 +40,32 @@ describe('the real wta process', () => {
     expect(output).not.toContain(token)
   }, 20_000)
 })
+
+describe('the real svc wta command', () => {
+  test('bun bin/svc.ts wta validate --file prints the verdict and exits 1 on an invalid workflow', () => {
+    const run = (file: string) =>
+      Bun.spawnSync(
+        [
+          process.execPath,
+          'bin/svc.ts',
+          'wta',
+          'validate',
+          '--file',
+          join('units', 'wta', 'examples', file),
+          '--json',
+        ],
+        {
+          cwd: join(import.meta.dir, '..', '..'),
+          env: { ...process.env, SVC_DATA_DIR: tempDir('svc-wta-cli-') },
+        },
+      )
+    const ok = run('webhook-to-http.json')
+    expect(ok.exitCode).toBe(0)
+    expect(JSON.parse(ok.stdout.toString()).data.valid).toBe(true)
+    const bad = run('code-env-sync.json')
+    expect(bad.exitCode).toBe(1)
+    expect(JSON.parse(bad.stdout.toString()).data.issues.map((i: { code: string }) => i.code)).toContain(
+      'dangling_connection',
+    )
+  }, 20_000)
+})
