@@ -63,6 +63,39 @@ describe('health and status', () => {
     expect(s.body.data.catalog.node_types_n8n_version).toBe('2.8.4')
   })
 
+  test('status reports webhook and callback contracts as monitored states', async () => {
+    const n8n = fakeN8n()
+    const crm = n8n.workflows[0]
+    crm?.nodes.push({
+      name: 'Await Approval',
+      type: 'n8n-nodes-base.wait',
+      typeVersion: 1.1,
+      parameters: { resume: 'webhook', httpMethod: 'POST' },
+    })
+    const { u } = setup({}, n8n)
+    await get(u, '/api/v1/workflows')
+    const s = (await get(u, '/api/v1/status')).body.data.platform.webhooks
+    expect(s.contracts).toEqual([
+      {
+        workflow_id: 'wf1',
+        node: 'Await Approval',
+        kind: 'callback',
+        path: null,
+        method: 'POST',
+        state: 'listening',
+      },
+      {
+        workflow_id: 'wf3',
+        node: 'Order Webhook',
+        kind: 'webhook',
+        path: 'orders',
+        method: 'POST',
+        state: 'inactive',
+      },
+    ])
+    expect(s).toMatchObject({ monitored: 2, listening: 1 })
+  })
+
   test('with SVC_API_TOKEN set every route but health needs the token, the OpenAPI document included', async () => {
     const token = 'wta-api-token-0123456789'
     const { u } = setup({ SVC_API_TOKEN: token })

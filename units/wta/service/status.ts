@@ -1,6 +1,7 @@
 /** Health (API and tool reachability) and the compact operator status. */
 import { SUITE_VERSION } from '../../../common/version.ts'
 import { catalogBaseline } from '../rules/baseline.ts'
+import { inboundContracts } from '../rules/contracts.ts'
 import { lastSync, latestBaseline, latestUpgradeReport, snapshotWorkflows } from '../store.ts'
 import { API_SURFACE_VERSION, answer } from './answer.ts'
 import { latestKnownUpstream } from './upgrade.ts'
@@ -32,20 +33,9 @@ export async function health(wta: Wta) {
   }
 }
 
-/** Monitored webhook contracts of the snapshot: each webhook node, and whether it can be called now. */
+/** Monitored inbound contracts (webhooks and callbacks) of the snapshot, with their state now. */
 export async function webhookStates(wta: Wta) {
-  const rows = await snapshotWorkflows(wta.db)
-  return rows.flatMap(({ workflow: w }) =>
-    w.nodes
-      .filter((n) => /\.(webhook|formTrigger)$/.test(n.type))
-      .map((n) => ({
-        workflow_id: w.id,
-        node: n.name,
-        path: typeof n.parameters?.path === 'string' ? n.parameters.path : (n.webhookId ?? null),
-        method: typeof n.parameters?.httpMethod === 'string' ? n.parameters.httpMethod : null,
-        state: n.disabled ? ('disabled' as const) : w.active ? ('listening' as const) : ('inactive' as const),
-      })),
-  )
+  return (await snapshotWorkflows(wta.db)).flatMap(({ workflow }) => inboundContracts(workflow))
 }
 
 export async function status(wta: Wta) {
@@ -97,7 +87,11 @@ export async function status(wta: Wta) {
       stability: 'pilot' as const,
       last_sync_at: synced?.at ?? null,
       last_sync_attempt: attempted ? { at: attempted.at, ok: attempted.ok, error: attempted.error } : null,
-      webhooks: { monitored: webhooks.length, contracts: webhooks },
+      webhooks: {
+        monitored: webhooks.length,
+        listening: webhooks.filter((c) => c.state === 'listening').length,
+        contracts: webhooks,
+      },
       event_log: { path: 'logs/events.jsonl', recent: wta.events.tail(10) },
     },
   }

@@ -4,6 +4,7 @@
  */
 import { type AppError, notFound, unavailable } from '../../../common/errors.ts'
 import { workflowContext } from '../rules/context.ts'
+import { inboundContracts } from '../rules/contracts.ts'
 import { validateWorkflow } from '../rules/validate.ts'
 import {
   lastSync,
@@ -45,22 +46,6 @@ export interface WorkflowSet {
   meta: Meta
 }
 
-/** A webhook node's public contract: what callers of it rely on. */
-const webhookContracts = (w: N8nWorkflow) =>
-  Object.fromEntries(
-    w.nodes
-      .filter((n) => /\.(webhook|formTrigger)$/.test(n.type))
-      .map((n) => [
-        n.name,
-        {
-          path: n.parameters?.path ?? n.webhookId ?? null,
-          method: n.parameters?.httpMethod ?? null,
-          disabled: n.disabled ?? false,
-          active: w.active ?? false,
-        },
-      ]),
-  )
-
 /** Read every workflow live and snapshot it; on failure answer from the snapshot. */
 export async function readWorkflows(wta: Wta): Promise<WorkflowSet> {
   const at = wta.now().toISOString()
@@ -72,21 +57,17 @@ export async function readWorkflows(wta: Wta): Promise<WorkflowSet> {
     if (rows.length === 0 && (await lastSync(wta.db, true)) === undefined) throw toolFailure(live)
     return { workflows: rows.map((r) => r.workflow), meta: stale(live) }
   }
-  const before = new Map((await snapshotWorkflows(wta.db)).map((r) => [r.workflow.id, r.workflow]))
+  const previous = new Map((await snapshotWorkflows(wta.db)).map((r) => [r.workflow.id, r.workflow]))
   const version = await wta.client.version()
   const changes = await recordSnapshot(wta.db, live.value, at, version.ok ? version.value : null)
   if (changes.added.length + changes.changed.length + changes.removed.length > 0)
     wta.events.append('workflows.changed', { ...changes })
   for (const w of live.value) {
-    const was = before.get(w.id)
-    const a = JSON.stringify(was ? webhookContracts(was) : {})
-    const b = JSON.stringify(webhookContracts(w))
-    if (a !== b)
-      wta.events.append('webhook_contract.changed', {
-        workflow_id: w.id,
-        before: JSON.parse(a),
-        after: JSON.parse(b),
-      })
+    const was = previous.get(w.id)
+    const before = was ? inboundContracts(was) : []
+    const after = inboundContracts(w)
+    if (JSON.stringify(before) !== JSON.stringify(after))
+      wta.events.append('webhook_contract.changed', { workflow_id: w.id, before, after })
   }
   return { workflows: live.value, meta: { source: 'live' } }
 }
