@@ -56,7 +56,7 @@ describe.skipIf(!ready)('WTA against a real n8n', () => {
     await n8n?.stop()
   }, 30_000)
 
-  test('health and status read the running n8n and its version', async () => {
+  test('health reaches the running n8n; status reports it with the declared version', async () => {
     const h = await svc('health')
     expect(h.code).toBe(0)
     expect(h.body.automation_reachable).toBe(true)
