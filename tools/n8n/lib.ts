@@ -17,6 +17,8 @@ export interface RealN8n {
   /** How long start-up, owner, key and import took. */
   startMs: number
   logs(): string
+  /** Activate a workflow through the public API (its triggers start listening). */
+  activate(id: string): Promise<void>
   stop(): Promise<void>
 }
 
@@ -138,6 +140,13 @@ export async function startN8n(installDir: string, examplesDir: string): Promise
       imported,
       startMs: Date.now() - started,
       logs: () => output,
+      async activate(id) {
+        const res = await fetch(`${url}/api/v1/workflows/${id}/activate`, {
+          method: 'POST',
+          headers: { 'x-n8n-api-key': apiKey },
+        })
+        if (!res.ok) throw new Error(`n8n refused to activate ${id}: ${res.status} ${await res.text()}`)
+      },
       stop,
     }
   } catch (err) {

@@ -1,6 +1,6 @@
 /**
  * WTA against a real n8n. Runs when WTA_N8N_DIR names an n8n install (tools/n8n after
- * `npm ci --prefix tools/n8n`); skipped otherwise, with a message. About 60-90 s on this
+ * `npm ci --prefix tools/n8n`); skipped otherwise, with a message. 13-19 s on this
  * machine, most of it n8n starting.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
@@ -86,13 +86,35 @@ describe.skipIf(!ready)('WTA against a real n8n', () => {
     expect(webhook.body.data).toMatchObject({ valid: true, catalog_n8n_version: '2.8.4' })
   })
 
-  test('baseline, hotspots and the upgrade views answer from the real data', async () => {
+  test('a failing webhook execution shows up in the hotspots, with the node that failed', async () => {
+    // The order webhook calls https://fulfilment.example, which cannot answer here: a real failure.
+    const id = n8n.imported['Order webhook to fulfilment API'] as string
+    await n8n.activate(id)
+    for (let i = 0; i < 3; i++) {
+      await fetch(`${n8n.url}/webhook/orders`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"order":1}',
+      })
+    }
+    let h = await svc('hotspots', '--hours', '1')
+    for (let i = 0; i < 40 && h.body.data.failures < 3; i++) {
+      await Bun.sleep(250)
+      h = await svc('hotspots', '--hours', '1')
+    }
+    expect(h.code).toBe(0)
+    expect(h.body.data.failing_workflows[0]).toMatchObject({ workflow_id: id, failures: 3, executions: 3 })
+    expect(h.body.data.failing_nodes[0]).toMatchObject({
+      workflow_id: id,
+      node: 'Fulfilment API',
+      failures: 3,
+    })
+  }, 60_000)
+
+  test('baseline and the upgrade views answer from the real data', async () => {
     const b = await svc('baseline')
     expect(b.body.data.workflows).toBe(3)
     expect(b.body.data.node_types.every((t: { known: boolean }) => t.known)).toBe(true)
-    const h = await svc('hotspots', '--hours', '1')
-    expect(h.code).toBe(0)
-    expect(h.body.data.executions).toBe(0)
     const impact = await svc('upgrade', 'impact', '--from', '1.60.0')
     expect(impact.body.data.target_version).toBe('2.8.4')
     expect(impact.body.data.totals.affected_workflows).toBe(2)
