@@ -11,10 +11,12 @@ import type { UnitMeta } from '../common/unit-meta.ts'
 import type { HttpUnit } from '../runtime/unit.ts'
 import { meta as als } from './als/meta.ts'
 import { meta as eis } from './eis/meta.ts'
+import { meta as mailbox } from './mailbox/meta.ts'
 import { meta as prs } from './prs/meta.ts'
 import { meta as pws } from './pws/meta.ts'
 import { meta as rms } from './rms/meta.ts'
 import { meta as web } from './web/meta.ts'
+import { meta as wta } from './wta/meta.ts'
 
 export interface RegisteredUnit extends UnitMeta {
   load(): Promise<HttpUnit>
@@ -27,6 +29,8 @@ export const httpUnits = {
   rms: { ...rms, load: async () => (await import('./rms/index.ts')).rms },
   eis: { ...eis, load: async () => (await import('./eis/index.ts')).eis },
   pws: { ...pws, load: async () => (await import('./pws/index.ts')).pws },
+  wta: { ...wta, load: async () => (await import('./wta/index.ts')).wta },
+  mailbox: { ...mailbox, load: async () => (await import('./mailbox/index.ts')).mailbox },
 } satisfies Record<string, RegisteredUnit>
 
 type HttpUnitName = keyof typeof httpUnits
@@ -44,6 +48,7 @@ export const cliUnits: Record<string, RegisteredCli> = {
   },
   tel: { title: 'telephony-stack repository', load: async () => (await import('./tel/index.ts')).tel },
   mem: { title: 'memory-stack repository', load: async () => (await import('./mem/index.ts')).mem },
+  wta: { title: wta.title, load: async () => (await import('./wta/cli.ts')).wtaCli },
 }
 
 export const unitNames: string[] = [...new Set([...Object.keys(httpUnits), ...Object.keys(cliUnits)])]
