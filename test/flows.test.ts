@@ -23,6 +23,8 @@ const OPERATOR_TOKEN = 'flows-operator-token-0123456789'
 const MCP_KEY = 'flows-mcp-key-0123456789abcdef'
 const TICKETING_SECRET = 'flows-ticketing-secret-0123456789'
 const SESSION_SECRET = 'flows-pws-session-secret-0123456789abcdef'
+const EIS_INTERNAL = 'flows-eis-internal-token-0123456789'
+const AUTOMATION_SECRET = 'flows-automation-secret-0123456789'
 const UNITS = ['web', 'als', 'prs', 'rms', 'eis', 'pws'] as const
 
 let suite: SuiteProcesses
@@ -41,6 +43,8 @@ beforeAll(async () => {
     EIS_MCP_KEY: MCP_KEY,
     TICKETING_WEBHOOK_SECRET: TICKETING_SECRET,
     PWS_SESSION_SECRET: SESSION_SECRET,
+    EIS_INTERNAL_TOKEN: EIS_INTERNAL,
+    AUTOMATION_SHARED_SECRET: AUTOMATION_SECRET,
   })
 }, 40_000)
 
@@ -580,4 +584,95 @@ describe('a ticket event through EIS to a case-linked task in PWS', () => {
     const tasks = (await caseTasks()).filter((t) => t.source_reference === 'ticketing:9002')
     expect(tasks).toHaveLength(1)
   }, 20_000)
+})
+
+const eisMethod = (name: string) => `/api/method/svc_erp_core.api.${name}`
+const eisCall = (name: string, body: unknown) =>
+  post('eis', eisMethod(name), body, { authorization: `Bearer ${EIS_INTERNAL}` })
+
+/** An approval packet EIS requests for the Lead of `email` (a contact sent through WEB first). */
+async function packetForLead(email: string) {
+  expect((await contact(email)).status).toBe(200)
+  const lead = await eventually(
+    () => leadOf(email.toLowerCase()),
+    (l) => l !== undefined,
+  )
+  const requested = await eisCall('workflows.request_approval', {
+    target_doctype: 'Lead',
+    target_name: lead.name,
+  })
+  expect(requested.status).toBe(200)
+  return requested.body.message
+}
+
+/** Dispatch the packet to RMS and wait until EIS's outbox reports the attempt's result. */
+async function dispatchToRms(packet: string) {
+  const dispatched = await eisCall('workflows.dispatch_approval_packet', { packet })
+  expect(dispatched.status).toBe(200)
+  return eventually(
+    async () => (await eisCall('workflows.approval_packet_status', { packet })).body.message,
+    (p) => p.dispatch?.delivery !== undefined && p.dispatch.delivery !== 'queued',
+  )
+}
+
+describe('an EIS approval packet dispatched to RMS, and the callback back to EIS', () => {
+  test('with an RMS token given to EIS: the packet reaches RMS pending, is decided there, and the callback approves it in EIS', async () => {
+    // The suite gives EIS no RMS token (see the todo below); an operator gives it one that may write.
+    await suite.stop('eis')
+    await suite.start('eis', { SVC_RMS_TOKEN: OPERATOR_TOKEN })
+    try {
+      const { packet, callback_token } = await packetForLead('Packet@Example.org')
+      expect(packet.state).toBe('requested')
+      const after = await dispatchToRms(packet.name)
+      expect(after).toMatchObject({ state: 'dispatched', dispatch: { delivery: 'delivered' } })
+      const inRms = await get('rms', `/api/v1/execution/approvals/${packet.name}`, operator)
+      expect(inRms.status).toBe(200)
+      expect(inRms.body).toMatchObject({
+        approval_id: packet.name,
+        decision: 'pending',
+        proposal_ref: `Lead:${packet.target_name}`,
+      })
+      // The operator decides the pending approval in RMS; the runtime host calls EIS back.
+      const decided = await post(
+        'rms',
+        '/api/v1/execution/approvals',
+        {
+          approval_id: packet.name,
+          proposal_ref: `Lead:${packet.target_name}`,
+          decision: 'approved',
+          policy_approved: true,
+          human_approved: true,
+        },
+        operator,
+      )
+      expect(decided.status).toBe(200)
+      const raw = JSON.stringify({
+        packet: packet.name,
+        callback_token,
+        decision: 'approved',
+        actor: { subject: 'user:operator' },
+      })
+      const callback = await fetch(suite.url('eis') + eisMethod('callbacks.runtime_host_approval'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...signBody(hmacHex(), AUTOMATION_SECRET, raw) },
+        body: raw,
+      })
+      expect(callback.status).toBe(200)
+      expect(((await callback.json()) as Json).message).toMatchObject({
+        ok: true,
+        packet: { state: 'approved' },
+      })
+      const final = (await eisCall('workflows.approval_packet_status', { packet: packet.name })).body.message
+      expect(final.state).toBe('approved')
+    } finally {
+      await suite.stop('eis')
+      await suite.start('eis')
+    }
+  }, 20_000)
+
+  // Suite wiring defect (bin/suite.ts `suiteEnv`, not a unit): EIS gets SVC_RMS_URL but no
+  // SVC_RMS_TOKEN, so under `svc suite` every dispatch reaches RMS without credentials; RMS
+  // answers 401 and the packet's `dispatch.delivery` is `failed` (retried until `dead`, which
+  // fails the packet). Expected: the suite gives EIS a token RMS accepts for writes.
+  test.todo('under the plain suite wiring, an approval packet dispatched by EIS reaches RMS')
 })

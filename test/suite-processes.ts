@@ -30,8 +30,11 @@ export interface SuiteProcesses {
   envOf(name: UnitName): Env
   /** SIGTERM one unit; resolves with its exit code. */
   stop(name: UnitName): Promise<number>
-  /** Start one unit again on its port and data directory; resolves once it is live. */
-  start(name: UnitName): Promise<void>
+  /**
+   * Start one unit again on its port and data directory, with `extra` over its suite environment
+   * for this start only (as an operator adds a variable); resolves once it is live.
+   */
+  start(name: UnitName, extra?: Env): Promise<void>
   /** Stop every unit still running and delete the data directory. */
   close(): Promise<void>
 }
@@ -81,10 +84,10 @@ export async function startSuite(names: UnitName[], extra: Env = {}): Promise<Su
   const children = new Map<UnitName, Child>()
   const url = (name: UnitName) => `http://127.0.0.1:${suitePort(name, env)}`
 
-  const start = async (name: UnitName) => {
+  const start = async (name: UnitName, extra: Env = {}) => {
     const proc = Bun.spawn([process.execPath, 'bin/svc.ts', 'unit', name], {
       cwd: ROOT,
-      env: { ...process.env, ...envs[name] },
+      env: { ...process.env, ...envs[name], ...extra },
       stdout: 'ignore',
       stderr: 'pipe',
       stdin: 'ignore',
@@ -129,7 +132,7 @@ export async function startSuite(names: UnitName[], extra: Env = {}): Promise<Su
     },
   }
   try {
-    await Promise.all(names.map(start))
+    await Promise.all(names.map((name) => start(name)))
   } catch (err) {
     await suite.close()
     throw err
