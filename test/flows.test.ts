@@ -1,12 +1,14 @@
 /**
  * Every cross-unit flow of the units on main, end to end (issue 17): each HTTP unit a real
  * `bun bin/svc.ts unit <name>` process, wired by `suiteEnv` exactly as `svc suite` wires it, on
- * ports shifted by a random free offset; TEL and MEM run as the real `svc` command. Nothing stands
- * between two units, with one exception, named where it is: a stand-in for one unit's manifest,
- * to show PRS reporting a contradiction (no real unit can be configured to contradict itself).
+ * ports shifted by a random free offset; TEL and MEM run as the real `svc` command; the contact
+ * form is filled in headless Chromium (skipped without it). Nothing stands between two units,
+ * with one exception, named where it is: a stand-in for one unit's manifest, to show PRS
+ * reporting a contradiction (no real unit can be configured to contradict its contract).
  *
- * The suite starts once for the file; tests that take a unit away start it again on its port
- * and data before they end, so the order of the describe blocks does not matter.
+ * The suite starts once for the file; a test that takes a unit away (or restarts it with an
+ * operator's extra variable) starts it again as the suite runs it before it ends, so the
+ * describe blocks do not depend on each other's order.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
@@ -15,6 +17,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { issueSession } from '../common/session.ts'
 import { hmacHex, signBody } from '../common/signature.ts'
 import { unitContracts } from '../units/contracts.ts'
+import { CHROMIUM, launchChromium } from './chromium.ts'
 import { type Json, runUnitProcess, tempDir } from './harness.ts'
 import { eventually, type SuiteProcesses, startSuite } from './suite-processes.ts'
 
@@ -482,6 +485,34 @@ describe("WEB's contact form to a Lead in EIS", () => {
     expect(status).toMatchObject({ deliveries_pending: 0, last_delivery_error: null })
     expect(status.deliveries_delivered).toBeGreaterThanOrEqual(1)
   })
+
+  test.skipIf(!CHROMIUM)(
+    'a person fills WEB’s contact form in Chromium; the contact is a Lead in EIS',
+    async () => {
+      const browser = await launchChromium()
+      try {
+        const page = await browser.newPage()
+        await page.goto(`${suite.url('web')}/contact.html`)
+        await page.fill('input[name=name]', 'Margaret Hamilton')
+        await page.fill('input[name=email]', 'Margaret@Example.com')
+        await page.selectOption('select[name=interest]', 'platform_evaluation')
+        await page.fill('textarea[name=message]', 'We would like a demo of the suite.')
+        await page.click('button[type=submit]')
+        const status = page.locator('#form-status.ok')
+        await status.waitFor({ timeout: 10_000 })
+        expect(await status.textContent()).toContain('Thank you')
+      } finally {
+        await browser.close()
+      }
+      const lead = await eventually(
+        () => leadOf('margaret@example.com'),
+        (l) => l !== undefined,
+      )
+      expect(lead).toMatchObject({ doctype: 'Lead', email_id: 'margaret@example.com' })
+      expect(JSON.stringify(lead)).toContain('We would like a demo of the suite.')
+    },
+    30_000,
+  )
 
   test('with EIS down the intake waits in WEB’s outbox and arrives when EIS returns', async () => {
     expect(await suite.stop('eis')).toBe(0)
