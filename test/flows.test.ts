@@ -17,7 +17,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { issueSession } from '../common/session.ts'
 import { hmacHex, signBody } from '../common/signature.ts'
 import { unitContracts } from '../units/contracts.ts'
-import { CHROMIUM, launchChromium } from './chromium.ts'
+import { A_PERSON, CHROMIUM, launchChromium, submitContactForm } from './chromium.ts'
 import { type Json, runUnitProcess, tempDir } from './harness.ts'
 import { eventually, type SuiteProcesses, startSuite } from './suite-processes.ts'
 
@@ -493,23 +493,17 @@ describe("WEB's contact form to a Lead in EIS", () => {
       try {
         const page = await browser.newPage()
         await page.goto(`${suite.url('web')}/contact.html`)
-        await page.fill('input[name=name]', 'Margaret Hamilton')
-        await page.fill('input[name=email]', 'Margaret@Example.com')
-        await page.selectOption('select[name=interest]', 'platform_evaluation')
-        await page.fill('textarea[name=message]', 'We would like a demo of the suite.')
-        await page.click('button[type=submit]')
-        const status = page.locator('#form-status.ok')
-        await status.waitFor({ timeout: 10_000 })
-        expect(await status.textContent()).toContain('Thank you')
+        const confirmation = await submitContactForm(page, A_PERSON)
+        expect(confirmation).toContain('Thank you')
       } finally {
         await browser.close()
       }
       const lead = await eventually(
-        () => leadOf('margaret@example.com'),
+        () => leadOf(A_PERSON.email),
         (l) => l !== undefined,
       )
-      expect(lead).toMatchObject({ doctype: 'Lead', email_id: 'margaret@example.com' })
-      expect(JSON.stringify(lead)).toContain('We would like a demo of the suite.')
+      expect(lead).toMatchObject({ doctype: 'Lead', email_id: A_PERSON.email })
+      expect(JSON.stringify(lead)).toContain(A_PERSON.message)
     },
     30_000,
   )
