@@ -56,9 +56,13 @@ function offsetIsFree(names: readonly string[], offset: number): boolean {
   return true
 }
 
+/**
+ * A random offset whose ports are all free, kept below Linux's ephemeral range (32768 and up), so
+ * a client socket cannot take a unit's port while the unit is stopped and started again.
+ */
 function freeOffset(names: readonly string[]): number {
   for (let attempt = 0; attempt < 50; attempt++) {
-    const offset = 2000 + Math.floor(Math.random() * 40_000)
+    const offset = 3200 + Math.floor(Math.random() * 11_000)
     if (offsetIsFree(names, offset)) return offset
   }
   throw new Error('no free port offset for the suite')
