@@ -1,7 +1,7 @@
 import { Database } from 'bun:sqlite'
 import { afterAll, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { CHROMIUM, launchChromium } from '../../test/chromium.ts'
+import { A_PERSON, CHROMIUM, launchChromium, submitContactForm } from '../../test/chromium.ts'
 import { fakePeer, json, runUnitProcess, tempDir } from '../../test/harness.ts'
 import { DUMMY_TOKEN } from './rules/turnstile.ts'
 
@@ -29,14 +29,7 @@ test.skipIf(!CHROMIUM)(
       await page.goto(`${unit.url}/`)
       await page.click('text=Talk to us')
       await page.waitForURL('**/contact.html')
-      await page.fill('input[name=name]', 'Margaret Hamilton')
-      await page.fill('input[name=email]', 'margaret@example.com')
-      await page.selectOption('select[name=interest]', 'platform_evaluation')
-      await page.fill('textarea[name=message]', 'We would like a demo of the suite.')
-      await page.click('button[type=submit]')
-      const status = page.locator('#form-status.ok')
-      await status.waitFor({ timeout: 10_000 })
-      const text = await status.textContent()
+      const text = await submitContactForm(page, A_PERSON)
       expect(text).toContain('Thank you')
       const intakeId = /reference ([0-9a-f-]{36})/.exec(text ?? '')?.[1]
       expect(intakeId).toBeDefined()

@@ -1,0 +1,159 @@
+/**
+ * Real unit processes wired exactly as `svc suite` wires them (bin/suite.ts `suiteEnv`: peer URLs,
+ * shared secrets, ALS's RMS token), each its own `bun bin/svc.ts unit <name>` on 127.0.0.1, ports
+ * shifted by a random free offset, one temporary data directory. Unlike `svc suite`, one unit can
+ * be stopped and started again on its port and data, so a flow can take a peer away and back.
+ */
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { suiteEnv, suitePort } from '../bin/suite.ts'
+import type { Env } from '../runtime/run.ts'
+import { httpUnits } from '../units/registry.ts'
+import { tempDir } from './harness.ts'
+
+const ROOT = join(import.meta.dir, '..')
+const START_DEADLINE_MS = 20_000
+
+type UnitName = keyof typeof httpUnits
+
+interface Child {
+  proc: ReturnType<typeof Bun.spawn>
+  stderr: string[]
+}
+
+export interface SuiteProcesses {
+  dataDir: string
+  /** The environment the suite's own command gets (offset, data directory, extras). */
+  env: Env
+  url(name: UnitName): string
+  /** The environment `name` was started with (its secrets and tokens included). */
+  envOf(name: UnitName): Env
+  /** SIGTERM one unit; resolves with its exit code. */
+  stop(name: UnitName): Promise<number>
+  /**
+   * Start one unit again on its port and data directory, with `extra` over its suite environment
+   * for this start only (as an operator adds a variable); resolves once it is live.
+   */
+  start(name: UnitName, extra?: Env): Promise<void>
+  /** Stop every unit still running and delete the data directory. */
+  close(): Promise<void>
+}
+
+/** Ports of `names` shifted by `offset`, all free a moment ago. */
+function offsetIsFree(names: readonly string[], offset: number): boolean {
+  for (const name of names) {
+    try {
+      const server = Bun.serve({
+        hostname: '127.0.0.1',
+        port: suitePort(name, { SVC_SUITE_PORT_OFFSET: String(offset) }),
+        fetch: () => new Response(),
+      })
+      server.stop(true)
+    } catch {
+      return false
+    }
+  }
+  return true
+}
+
+/**
+ * A random offset whose ports are all free, kept below Linux's ephemeral range (32768 and up), so
+ * a client socket cannot take a unit's port while the unit is stopped and started again.
+ */
+function freeOffset(names: readonly string[]): number {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const offset = 3200 + Math.floor(Math.random() * 11_000)
+    if (offsetIsFree(names, offset)) return offset
+  }
+  throw new Error('no free port offset for the suite')
+}
+
+async function drain(stream: ReadableStream<Uint8Array>, into: string[]): Promise<void> {
+  const decoder = new TextDecoder()
+  for await (const chunk of stream) into.push(decoder.decode(chunk))
+}
+
+/** Start `names` as the suite does; `extra` goes to every unit (as an operator's environment would). */
+export async function startSuite(names: UnitName[], extra: Env = {}): Promise<SuiteProcesses> {
+  const dataDir = tempDir('svc-flows-')
+  const offset = freeOffset(names)
+  const env: Env = {
+    SVC_ENV: 'test',
+    LOG_LEVEL: 'warn',
+    ...extra,
+    SVC_SUITE_PORT_OFFSET: String(offset),
+    SVC_DATA_DIR: dataDir,
+  }
+  const envs = suiteEnv(names, env)
+  const children = new Map<UnitName, Child>()
+  const url = (name: UnitName) => `http://127.0.0.1:${suitePort(name, env)}`
+
+  const start = async (name: UnitName, extra: Env = {}) => {
+    const proc = Bun.spawn([process.execPath, 'bin/svc.ts', 'unit', name], {
+      cwd: ROOT,
+      env: { ...process.env, ...envs[name], ...extra },
+      stdout: 'ignore',
+      stderr: 'pipe',
+      stdin: 'ignore',
+    })
+    const child: Child = { proc, stderr: [] }
+    children.set(name, child)
+    void drain(proc.stderr, child.stderr)
+    const liveness = `${url(name)}${httpUnits[name].liveness}`
+    const deadline = Date.now() + START_DEADLINE_MS
+    for (;;) {
+      const status = await fetch(liveness, { signal: AbortSignal.timeout(1000) }).then(
+        (r) => r.status,
+        () => undefined,
+      )
+      if (status === 200) return
+      if (proc.exitCode !== null || Date.now() > deadline) {
+        proc.kill()
+        throw new Error(`${name} did not come up (exit ${proc.exitCode}): ${child.stderr.join('')}`)
+      }
+      await Bun.sleep(50)
+    }
+  }
+
+  const stop = async (name: UnitName) => {
+    const child = children.get(name)
+    if (!child) return 0
+    children.delete(name)
+    child.proc.kill('SIGTERM')
+    return child.proc.exited
+  }
+
+  const suite: SuiteProcesses = {
+    dataDir,
+    env,
+    url,
+    envOf: (name) => envs[name] ?? {},
+    stop,
+    start,
+    async close() {
+      await Promise.all([...children.keys()].map(stop))
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+  try {
+    await Promise.all(names.map((name) => start(name)))
+  } catch (err) {
+    await suite.close()
+    throw err
+  }
+  return suite
+}
+
+/** Poll `read` until `done` holds of its value (or the deadline passes); the last value either way. */
+export async function eventually<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await read()
+    if (done(value) || Date.now() > deadline) return value
+    await Bun.sleep(100)
+  }
+}
