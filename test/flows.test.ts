@@ -641,63 +641,49 @@ async function dispatchToRms(packet: string) {
 }
 
 describe('an EIS approval packet dispatched to RMS, and the callback back to EIS', () => {
-  test('with an RMS token given to EIS: the packet reaches RMS pending, is decided there, and the callback approves it in EIS', async () => {
-    // The suite gives EIS no RMS token (see the todo below); an operator gives it one that may write.
-    await suite.stop('eis')
-    await suite.start('eis', { SVC_RMS_TOKEN: OPERATOR_TOKEN })
-    try {
-      const { packet, callback_token } = await packetForLead('Packet@Example.org')
-      expect(packet.state).toBe('requested')
-      const after = await dispatchToRms(packet.name)
-      expect(after).toMatchObject({ state: 'dispatched', dispatch: { delivery: 'delivered' } })
-      const inRms = await get('rms', `/api/v1/execution/approvals/${packet.name}`, operator)
-      expect(inRms.status).toBe(200)
-      expect(inRms.body).toMatchObject({
+  test('under the suite wiring (EIS has its own RMS token): the packet reaches RMS pending, is decided there, and the callback approves it in EIS', async () => {
+    const { packet, callback_token } = await packetForLead('Packet@Example.org')
+    expect(packet.state).toBe('requested')
+    const after = await dispatchToRms(packet.name)
+    expect(after).toMatchObject({ state: 'dispatched', dispatch: { delivery: 'delivered' } })
+    const inRms = await get('rms', `/api/v1/execution/approvals/${packet.name}`, operator)
+    expect(inRms.status).toBe(200)
+    expect(inRms.body).toMatchObject({
+      approval_id: packet.name,
+      decision: 'pending',
+      proposal_ref: `Lead:${packet.target_name}`,
+    })
+    // The operator decides the pending approval in RMS; the runtime host calls EIS back.
+    const decided = await post(
+      'rms',
+      '/api/v1/execution/approvals',
+      {
         approval_id: packet.name,
-        decision: 'pending',
         proposal_ref: `Lead:${packet.target_name}`,
-      })
-      // The operator decides the pending approval in RMS; the runtime host calls EIS back.
-      const decided = await post(
-        'rms',
-        '/api/v1/execution/approvals',
-        {
-          approval_id: packet.name,
-          proposal_ref: `Lead:${packet.target_name}`,
-          decision: 'approved',
-          policy_approved: true,
-          human_approved: true,
-        },
-        operator,
-      )
-      expect(decided.status).toBe(200)
-      const raw = JSON.stringify({
-        packet: packet.name,
-        callback_token,
         decision: 'approved',
-        actor: { subject: 'user:operator' },
-      })
-      const callback = await fetch(suite.url('eis') + eisMethod('callbacks.runtime_host_approval'), {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...signBody(hmacHex(), AUTOMATION_SECRET, raw) },
-        body: raw,
-      })
-      expect(callback.status).toBe(200)
-      expect(((await callback.json()) as Json).message).toMatchObject({
-        ok: true,
-        packet: { state: 'approved' },
-      })
-      const final = (await eisCall('workflows.approval_packet_status', { packet: packet.name })).body.message
-      expect(final.state).toBe('approved')
-    } finally {
-      await suite.stop('eis')
-      await suite.start('eis')
-    }
+        policy_approved: true,
+        human_approved: true,
+      },
+      operator,
+    )
+    expect(decided.status).toBe(200)
+    const raw = JSON.stringify({
+      packet: packet.name,
+      callback_token,
+      decision: 'approved',
+      actor: { subject: 'user:operator' },
+    })
+    const callback = await fetch(suite.url('eis') + eisMethod('callbacks.runtime_host_approval'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...signBody(hmacHex(), AUTOMATION_SECRET, raw) },
+      body: raw,
+    })
+    expect(callback.status).toBe(200)
+    expect(((await callback.json()) as Json).message).toMatchObject({
+      ok: true,
+      packet: { state: 'approved' },
+    })
+    const final = (await eisCall('workflows.approval_packet_status', { packet: packet.name })).body.message
+    expect(final.state).toBe('approved')
   }, 20_000)
-
-  // Suite wiring defect (bin/suite.ts `suiteEnv`, not a unit): EIS gets SVC_RMS_URL but no
-  // SVC_RMS_TOKEN, so under `svc suite` every dispatch reaches RMS without credentials; RMS
-  // answers 401 and the packet's `dispatch.delivery` is `failed` (retried until `dead`, which
-  // fails the packet). Expected: the suite gives EIS a token RMS accepts for writes.
-  test.todo('under the plain suite wiring, an approval packet dispatched by EIS reaches RMS')
 })
