@@ -10,6 +10,7 @@ import type { CliUnit } from '../common/cli.ts'
 import type { HttpUnit } from '../common/unit.ts'
 import type { UnitMeta } from '../common/unit-meta.ts'
 import { meta as als } from './als/meta.ts'
+import { meta as nds } from './nds/meta.ts'
 import { meta as prs } from './prs/meta.ts'
 import { meta as rms } from './rms/meta.ts'
 import { meta as web } from './web/meta.ts'
@@ -23,6 +24,7 @@ export const httpUnits = {
   als: { ...als, load: async () => (await import('./als/index.ts')).als },
   prs: { ...prs, load: async () => (await import('./prs/index.ts')).prs },
   rms: { ...rms, load: async () => (await import('./rms/index.ts')).rms },
+  nds: { ...nds, load: async () => (await import('./nds/index.ts')).nds },
 } satisfies Record<string, RegisteredUnit>
 
 type HttpUnitName = keyof typeof httpUnits
@@ -33,7 +35,9 @@ export interface RegisteredCli {
   load(): Promise<CliUnit>
 }
 
-export const cliUnits: Record<string, RegisteredCli> = {}
+export const cliUnits: Record<string, RegisteredCli> = {
+  nds: { title: 'news data service API keys', load: async () => (await import('./nds/cli.ts')).ndsCli },
+}
 
 export const unitNames: string[] = [...new Set([...Object.keys(httpUnits), ...Object.keys(cliUnits)])]
 

@@ -1,0 +1,781 @@
+/**
+ * NDS data access: the only module that knows the tables (tables.ts, plus the FTS5 index of
+ * migration 0001 and the in-memory vector index). Every function is async so callers already
+ * await, ahead of the move to an async driver; the vector code stays behind these functions so
+ * the index can move with the storage.
+ */
+import type { Database } from 'bun:sqlite'
+import { and, asc, eq, inArray } from 'drizzle-orm'
+import { sha256Hex } from '../../common/hash.ts'
+import { newId, nowIso } from '../../common/time.ts'
+import type { Db } from '../../db/sqlite.ts'
+import type { NormalizedArticle } from './rules/normalize.ts'
+import { bands, fromHex, hamming, MAX_DUPLICATE_DISTANCE, similarity, toHex } from './rules/simhash.ts'
+import {
+  accounts,
+  apiKeys,
+  articleEntities,
+  articles,
+  articleVectors,
+  articleVersions,
+  caseEvidence,
+  events,
+  exports,
+  ingestJobs,
+  paddleNotifications,
+  researchRuns,
+  snapshotFiles,
+  snapshots,
+  supportCases,
+} from './tables.ts'
+import { createVectorIndex, type VectorIndex } from './vector-index.ts'
+
+export type Account = typeof accounts.$inferSelect
+export type JobRow = typeof ingestJobs.$inferSelect
+export type ArticleRow = typeof articles.$inferSelect
+export type VersionRow = typeof articleVersions.$inferSelect
+export type RunRow = typeof researchRuns.$inferSelect
+export type SnapshotRow = typeof snapshots.$inferSelect
+export type ExportRow = typeof exports.$inferSelect
+export type CaseRow = typeof supportCases.$inferSelect
+export type EvidenceRow = typeof caseEvidence.$inferSelect
+export type GdeltEventRow = typeof events.$inferSelect
+
+export const JOB_STATES = ['queued', 'running', 'succeeded', 'partially_failed', 'failed'] as const
+export type JobState = (typeof JOB_STATES)[number]
+
+/** An article ready to store: normalized, fingerprinted and (optionally) embedded. */
+export interface PreparedArticle extends NormalizedArticle {
+  source: string
+  contentHash: string
+  simhash: bigint
+  vector?: Float32Array
+}
+
+export type ApplyOutcome = 'created' | 'updated' | 'unchanged'
+
+export interface SearchFilters {
+  sources?: string[]
+  source_names?: string[]
+  languages?: string[]
+  published_from?: string
+  published_to?: string
+  entity?: string
+  representative_only?: boolean
+}
+
+export interface FilterHit {
+  seq: number
+  score: number | null
+  snippet: string | null
+  row: ArticleRow
+}
+
+export interface NdsStore {
+  sqlite: Database
+  // accounts and keys
+  createAccount(name: string): Promise<Account>
+  getAccount(accountId: string): Promise<Account | undefined>
+  findAccountByCustomer(customerId: string): Promise<Account | undefined>
+  updateBilling(
+    accountId: string,
+    patch: Partial<
+      Pick<Account, 'paddleCustomerId' | 'subscriptionId' | 'subscriptionStatus' | 'subscriptionUpdatedAt'>
+    >,
+  ): Promise<void>
+  insertApiKey(
+    accountId: string,
+    name: string,
+    keyHash: string,
+  ): Promise<{ keyId: string; createdAt: string }>
+  findApiKey(keyHash: string): Promise<{ keyId: string; accountId: string } | undefined>
+  touchApiKey(keyId: string, at: string): Promise<void>
+  oldestActiveKeyAge(now: number): Promise<{ count: number; oldestCreatedAt: string | null }>
+  // jobs
+  insertJob(job: {
+    accountId: string
+    source: string
+    mode: string
+    request: Record<string, unknown>
+  }): Promise<JobRow>
+  getJob(jobId: string): Promise<JobRow | undefined>
+  claimJob(): Promise<JobRow | undefined>
+  finishJob(
+    jobId: string,
+    state: JobState,
+    counts: Record<string, number>,
+    errors: { item: string; error: string }[],
+  ): Promise<void>
+  recoverJobs(maxAttempts: number): Promise<{ requeued: number; failed: number }>
+  jobStateCounts(): Promise<Record<string, number>>
+  lastJobFinished(state: JobState): Promise<string | null>
+  jobsFinishedSince(since: string): Promise<Record<string, number>>
+  // articles
+  knownHashes(urls: string[]): Promise<Map<string, string>>
+  applyArticle(a: PreparedArticle, jobId: string | null): Promise<ApplyOutcome>
+  getArticle(articleId: string): Promise<ArticleRow | undefined>
+  articleVersions(articleId: string): Promise<VersionRow[]>
+  clusterMembers(clusterId: string): Promise<ArticleRow[]>
+  articleCount(): Promise<number>
+  insertEvents(rows: GdeltEventRow[]): Promise<number>
+  // search
+  filterSearch(q: {
+    match?: string
+    filters: SearchFilters
+    after?: { score: number | null; key: string; seq: number }
+    limit: number
+  }): Promise<FilterHit[]>
+  allowedSeqs(filters: SearchFilters): Promise<Set<number> | undefined>
+  semanticCandidates(
+    query: Float32Array,
+    limit: number,
+    allowed?: Set<number>,
+  ): Promise<{ seq: number; score: number }[]>
+  articlesBySeq(seqs: number[]): Promise<Map<number, ArticleRow>>
+  vectorModel(): string
+  vectorCount(): Promise<number>
+  // datasets, exports, research
+  insertSnapshot(
+    s: {
+      accountId: string
+      manifest: Record<string, unknown>
+      files: { name: string; contentType: string; bytes: Uint8Array; sha256: string }[]
+    },
+    snapshotId: string,
+  ): Promise<SnapshotRow>
+  getSnapshot(snapshotId: string): Promise<SnapshotRow | undefined>
+  getSnapshotFile(
+    snapshotId: string,
+    name: string,
+  ): Promise<{ contentType: string; bytes: Uint8Array; sha256: string } | undefined>
+  insertExport(e: Omit<ExportRow, 'exportId' | 'createdAt'>): Promise<ExportRow>
+  getExport(exportId: string): Promise<ExportRow | undefined>
+  eventBuckets(q: { from: string; to: string; bucket: string }): Promise<
+    {
+      bucket: string
+      events: number
+      mentions: number
+      avg_goldstein: number | null
+      avg_tone: number | null
+    }[]
+  >
+  insertRun(accountId: string, request: Record<string, unknown>): Promise<RunRow>
+  getRun(runId: string): Promise<RunRow | undefined>
+  claimRun(): Promise<RunRow | undefined>
+  finishRun(
+    runId: string,
+    state: 'succeeded' | 'failed',
+    results: Record<string, unknown> | null,
+    error: string | null,
+  ): Promise<void>
+  recoverRuns(maxAttempts: number): Promise<{ requeued: number; failed: number }>
+  // support
+  insertCase(c: { accountId: string; subject: string; description: string }): Promise<CaseRow>
+  getCase(caseId: string): Promise<CaseRow | undefined>
+  addEvidence(
+    caseId: string,
+    items: { kind: string; ref: string; origin: string; detail: Record<string, unknown> }[],
+  ): Promise<number>
+  caseEvidence(caseId: string): Promise<EvidenceRow[]>
+  // billing
+  recordNotification(n: {
+    notificationId: string
+    eventType: string
+    accountId: string | null
+    outcome: string
+    payload: string
+  }): Promise<boolean>
+  lastNotificationAt(): Promise<string | null>
+}
+
+const FTS_WEIGHTS = 'bm25(articles_fts, 3.0, 1.0)'
+
+function filterClauses(f: SearchFilters, alias = 'a'): { where: string[]; params: (string | number)[] } {
+  const where: string[] = []
+  const params: (string | number)[] = []
+  const list = (column: string, values: string[] | undefined) => {
+    if (!values || values.length === 0) return
+    where.push(`${alias}.${column} IN (${values.map(() => '?').join(',')})`)
+    params.push(...values)
+  }
+  list('source', f.sources)
+  list('source_name', f.source_names)
+  list('language', f.languages)
+  if (f.published_from) {
+    where.push(`${alias}.published_at >= ?`)
+    params.push(f.published_from)
+  }
+  if (f.published_to) {
+    where.push(`${alias}.published_at <= ?`)
+    params.push(f.published_to)
+  }
+  if (f.entity) {
+    where.push(`${alias}.seq IN (SELECT seq FROM article_entities WHERE entity = ? COLLATE NOCASE)`)
+    params.push(f.entity)
+  }
+  if (f.representative_only) where.push(`${alias}.cluster_id = ${alias}.article_id`)
+  return { where, params }
+}
+
+const hasFilters = (f: SearchFilters) => filterClauses(f).where.length > 0
+
+const ARTICLE_COLUMNS = `a.seq, a.article_id AS articleId, a.canonical_url AS canonicalUrl, a.source, a.source_name AS sourceName,
+  a.title, a.body, a.language, a.published_at AS publishedAt, a.entities, a.version, a.content_hash AS contentHash,
+  a.simhash, a.band0, a.band1, a.band2, a.band3, a.cluster_id AS clusterId, a.cluster_similarity AS clusterSimilarity,
+  a.first_seen_at AS firstSeenAt, a.updated_at AS updatedAt`
+
+type RawArticleRow = Omit<ArticleRow, 'entities'> & { entities: string }
+const fromRaw = (r: RawArticleRow): ArticleRow => ({ ...r, entities: JSON.parse(r.entities) as string[] })
+
+const toBlob = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength)
+const fromBlob = (b: Uint8Array) =>
+  new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength))
+
+export function createStore(db: Db, sqlite: Database, vectors: { model: string; dims: number }): NdsStore {
+  const index: VectorIndex = createVectorIndex(vectors.dims)
+  for (const row of sqlite
+    .query<{ seq: number; vector: Uint8Array }, [string]>(
+      'SELECT seq, vector FROM article_vectors WHERE model = ?',
+    )
+    .iterate(vectors.model)) {
+    const v = fromBlob(row.vector)
+    if (v.length === vectors.dims) index.put(row.seq, v)
+  }
+
+  const bandQuery = sqlite.query<
+    { seq: number; article_id: string; simhash: string; cluster_id: string },
+    [number, number, number, number, string]
+  >(
+    'SELECT seq, article_id, simhash, cluster_id FROM articles WHERE (band0 = ? OR band1 = ? OR band2 = ? OR band3 = ?) AND canonical_url != ? LIMIT 500',
+  )
+
+  const nearestDuplicate = (h: bigint, canonical: string) => {
+    const [b0, b1, b2, b3] = bands(h)
+    let best: { clusterId: string; distance: number } | undefined
+    for (const c of bandQuery.all(b0, b1, b2, b3, canonical)) {
+      const d = hamming(h, fromHex(c.simhash))
+      if (d <= MAX_DUPLICATE_DISTANCE && (!best || d < best.distance))
+        best = { clusterId: c.cluster_id, distance: d }
+    }
+    return best
+  }
+
+  const claim = <T>(table: 'ingest_jobs' | 'research_runs', idColumn: string) =>
+    sqlite.transaction((): T | undefined => {
+      const next = sqlite
+        .query<{ id: string }, []>(
+          `SELECT ${idColumn} AS id FROM ${table} WHERE state = 'queued' ORDER BY created_at LIMIT 1`,
+        )
+        .get()
+      if (!next) return undefined
+      sqlite.run(
+        `UPDATE ${table} SET state = 'running', attempts = attempts + 1, started_at = ? WHERE ${idColumn} = ?`,
+        [nowIso(), next.id],
+      )
+      return next.id as T
+    })
+
+  const recover = (table: 'ingest_jobs' | 'research_runs', maxAttempts: number, failure: string) =>
+    sqlite.transaction(() => {
+      const at = nowIso()
+      const failedCol =
+        table === 'ingest_jobs'
+          ? `errors = json_insert(errors, '$[#]', json_object('item', 'job', 'error', ?))`
+          : 'error = ?'
+      const failed = sqlite.run(
+        `UPDATE ${table} SET state = 'failed', finished_at = ?, ${failedCol} WHERE state = 'running' AND attempts >= ?`,
+        [at, failure, maxAttempts],
+      ).changes
+      const requeued = sqlite.run(`UPDATE ${table} SET state = 'queued' WHERE state = 'running'`).changes
+      return { requeued, failed }
+    })
+
+  const store: NdsStore = {
+    sqlite,
+
+    async createAccount(name) {
+      const row = { accountId: newId(), name, createdAt: nowIso() }
+      db.insert(accounts).values(row).run()
+      return {
+        ...row,
+        paddleCustomerId: null,
+        subscriptionId: null,
+        subscriptionStatus: null,
+        subscriptionUpdatedAt: null,
+      }
+    },
+    async getAccount(accountId) {
+      return db.select().from(accounts).where(eq(accounts.accountId, accountId)).get()
+    },
+    async findAccountByCustomer(customerId) {
+      return db.select().from(accounts).where(eq(accounts.paddleCustomerId, customerId)).get()
+    },
+    async updateBilling(accountId, patch) {
+      db.update(accounts).set(patch).where(eq(accounts.accountId, accountId)).run()
+    },
+    async insertApiKey(accountId, name, keyHash) {
+      const row = { keyId: newId(), accountId, name, keyHash, createdAt: nowIso() }
+      db.insert(apiKeys).values(row).run()
+      return { keyId: row.keyId, createdAt: row.createdAt }
+    },
+    async findApiKey(keyHash) {
+      const row = db
+        .select({ keyId: apiKeys.keyId, accountId: apiKeys.accountId, revokedAt: apiKeys.revokedAt })
+        .from(apiKeys)
+        .where(eq(apiKeys.keyHash, keyHash))
+        .get()
+      return row && row.revokedAt === null ? { keyId: row.keyId, accountId: row.accountId } : undefined
+    },
+    async touchApiKey(keyId, at) {
+      db.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.keyId, keyId)).run()
+    },
+    async oldestActiveKeyAge() {
+      const row = sqlite
+        .query<{ count: number; oldest: string | null }, []>(
+          'SELECT count(*) AS count, min(created_at) AS oldest FROM api_keys WHERE revoked_at IS NULL',
+        )
+        .get()
+      return { count: row?.count ?? 0, oldestCreatedAt: row?.oldest ?? null }
+    },
+
+    async insertJob(job) {
+      const row: JobRow = {
+        jobId: newId(),
+        ...job,
+        state: 'queued',
+        attempts: 0,
+        counts: {},
+        errors: [],
+        createdAt: nowIso(),
+        startedAt: null,
+        finishedAt: null,
+      }
+      db.insert(ingestJobs).values(row).run()
+      return row
+    },
+    async getJob(jobId) {
+      return db.select().from(ingestJobs).where(eq(ingestJobs.jobId, jobId)).get()
+    },
+    async claimJob() {
+      const id = claim<string>('ingest_jobs', 'job_id').immediate()
+      return id ? db.select().from(ingestJobs).where(eq(ingestJobs.jobId, id)).get() : undefined
+    },
+    async finishJob(jobId, state, counts, errors) {
+      db.update(ingestJobs)
+        .set({ state, counts, errors, finishedAt: nowIso() })
+        .where(eq(ingestJobs.jobId, jobId))
+        .run()
+    },
+    async recoverJobs(maxAttempts) {
+      return recover('ingest_jobs', maxAttempts, 'interrupted by a restart too many times').immediate()
+    },
+    async jobStateCounts() {
+      const rows = sqlite
+        .query<{ state: string; n: number }, []>(
+          'SELECT state, count(*) AS n FROM ingest_jobs GROUP BY state',
+        )
+        .all()
+      return Object.fromEntries(JOB_STATES.map((s) => [s, rows.find((r) => r.state === s)?.n ?? 0]))
+    },
+    async lastJobFinished(state) {
+      return (
+        sqlite
+          .query<{ at: string | null }, [string]>(
+            'SELECT max(finished_at) AS at FROM ingest_jobs WHERE state = ?',
+          )
+          .get(state)?.at ?? null
+      )
+    },
+    async jobsFinishedSince(since) {
+      const rows = sqlite
+        .query<{ state: string; n: number }, [string]>(
+          'SELECT state, count(*) AS n FROM ingest_jobs WHERE finished_at >= ? GROUP BY state',
+        )
+        .all(since)
+      return Object.fromEntries(rows.map((r) => [r.state, r.n]))
+    },
+
+    async knownHashes(urls) {
+      const out = new Map<string, string>()
+      for (let i = 0; i < urls.length; i += 500) {
+        const part = urls.slice(i, i + 500)
+        for (const r of db
+          .select({ url: articles.canonicalUrl, hash: articles.contentHash })
+          .from(articles)
+          .where(inArray(articles.canonicalUrl, part))
+          .all())
+          out.set(r.url, r.hash)
+      }
+      return out
+    },
+
+    async applyArticle(a, jobId) {
+      const apply = sqlite.transaction((): ApplyOutcome => {
+        const at = nowIso()
+        const existing = db
+          .select({
+            seq: articles.seq,
+            articleId: articles.articleId,
+            version: articles.version,
+            contentHash: articles.contentHash,
+            clusterId: articles.clusterId,
+          })
+          .from(articles)
+          .where(eq(articles.canonicalUrl, a.canonicalUrl))
+          .get()
+        if (existing && existing.contentHash === a.contentHash) return 'unchanged'
+        const [band0, band1, band2, band3] = bands(a.simhash)
+        const articleId = existing?.articleId ?? newId()
+        const duplicate = nearestDuplicate(a.simhash, a.canonicalUrl)
+        const cluster =
+          duplicate && duplicate.clusterId !== articleId
+            ? { clusterId: duplicate.clusterId, clusterSimilarity: similarity(duplicate.distance) }
+            : { clusterId: existing?.clusterId ?? articleId, clusterSimilarity: 1 }
+        const fields = {
+          source: a.source,
+          sourceName: a.sourceName,
+          title: a.title,
+          body: a.body,
+          language: a.language,
+          publishedAt: a.publishedAt,
+          entities: a.entities,
+          contentHash: a.contentHash,
+          simhash: toHex(a.simhash),
+          band0,
+          band1,
+          band2,
+          band3,
+          ...cluster,
+          updatedAt: at,
+        }
+        let seq: number
+        let version: number
+        if (existing) {
+          version = existing.version + 1
+          db.update(articles)
+            .set({ ...fields, version })
+            .where(eq(articles.seq, existing.seq))
+            .run()
+          seq = existing.seq
+          db.delete(articleEntities).where(eq(articleEntities.seq, seq)).run()
+        } else {
+          version = 1
+          const inserted = db
+            .insert(articles)
+            .values({ ...fields, articleId, canonicalUrl: a.canonicalUrl, version, firstSeenAt: at })
+            .returning({ seq: articles.seq })
+            .get()
+          seq = inserted.seq
+        }
+        db.insert(articleVersions)
+          .values({
+            articleId,
+            version,
+            contentHash: a.contentHash,
+            title: a.title,
+            body: a.body,
+            publishedAt: a.publishedAt,
+            jobId,
+            recordedAt: at,
+          })
+          .run()
+        if (a.entities.length > 0) {
+          db.insert(articleEntities)
+            .values(a.entities.map((entity) => ({ seq, entity })))
+            .onConflictDoNothing()
+            .run()
+        }
+        if (a.vector) {
+          db.insert(articleVectors)
+            .values({ seq, model: vectors.model, vector: toBlob(a.vector) })
+            .onConflictDoUpdate({
+              target: articleVectors.seq,
+              set: { model: vectors.model, vector: toBlob(a.vector) },
+            })
+            .run()
+        }
+        return existing ? 'updated' : 'created'
+      })
+      const outcome = apply.immediate()
+      if (outcome !== 'unchanged' && a.vector) {
+        const seq = sqlite
+          .query<{ seq: number }, [string]>('SELECT seq FROM articles WHERE canonical_url = ?')
+          .get(a.canonicalUrl)?.seq
+        if (seq !== undefined) index.put(seq, a.vector)
+      }
+      return outcome
+    },
+
+    async getArticle(articleId) {
+      return db.select().from(articles).where(eq(articles.articleId, articleId)).get()
+    },
+    async articleVersions(articleId) {
+      return db
+        .select()
+        .from(articleVersions)
+        .where(eq(articleVersions.articleId, articleId))
+        .orderBy(asc(articleVersions.version))
+        .all()
+    },
+    async clusterMembers(clusterId) {
+      return db
+        .select()
+        .from(articles)
+        .where(eq(articles.clusterId, clusterId))
+        .orderBy(asc(articles.seq))
+        .limit(1000)
+        .all()
+    },
+    async articleCount() {
+      return sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM articles').get()?.n ?? 0
+    },
+    async insertEvents(rows) {
+      const insert = sqlite.transaction(() => {
+        let n = 0
+        for (let i = 0; i < rows.length; i += 200) {
+          const part = rows.slice(i, i + 200)
+          n += db
+            .insert(events)
+            .values(part)
+            .onConflictDoNothing()
+            .returning({ id: events.globalEventId })
+            .all().length
+        }
+        return n
+      })
+      return rows.length === 0 ? 0 : insert.immediate()
+    },
+
+    async filterSearch({ match, filters, after, limit }) {
+      const { where, params } = filterClauses(filters)
+      if (match !== undefined) {
+        const score = FTS_WEIGHTS
+        const w = ['articles_fts MATCH ?', ...where]
+        const p: (string | number)[] = [match, ...params]
+        if (after && after.score !== null) {
+          w.push(`(${score} > ? OR (${score} = ? AND a.seq > ?))`)
+          p.push(after.score, after.score, after.seq)
+        }
+        p.push(limit)
+        const rows = sqlite
+          .query<RawArticleRow & { score: number; snippet: string }, (string | number)[]>(
+            `SELECT ${ARTICLE_COLUMNS}, ${score} AS score, snippet(articles_fts, 1, '[', ']', '…', 16) AS snippet
+             FROM articles_fts JOIN articles a ON a.seq = articles_fts.rowid
+             WHERE ${w.join(' AND ')} ORDER BY score, a.seq LIMIT ?`,
+          )
+          .all(...p)
+        return rows.map(({ score, snippet, ...r }) => ({ seq: r.seq, score, snippet, row: fromRaw(r) }))
+      }
+      const w = [...where]
+      const p: (string | number)[] = [...params]
+      if (after) {
+        w.push("(coalesce(a.published_at, '') < ? OR (coalesce(a.published_at, '') = ? AND a.seq < ?))")
+        p.push(after.key, after.key, after.seq)
+      }
+      p.push(limit)
+      const rows = sqlite
+        .query<RawArticleRow, (string | number)[]>(
+          `SELECT ${ARTICLE_COLUMNS} FROM articles a ${w.length ? `WHERE ${w.join(' AND ')}` : ''}
+           ORDER BY coalesce(a.published_at, '') DESC, a.seq DESC LIMIT ?`,
+        )
+        .all(...p)
+      return rows.map((r) => ({ seq: r.seq, score: null, snippet: null, row: fromRaw(r) }))
+    },
+
+    async allowedSeqs(filters) {
+      if (!hasFilters(filters)) return undefined
+      const { where, params } = filterClauses(filters)
+      const rows = sqlite
+        .query<{ seq: number }, (string | number)[]>(
+          `SELECT a.seq FROM articles a WHERE ${where.join(' AND ')}`,
+        )
+        .all(...params)
+      return new Set(rows.map((r) => r.seq))
+    },
+
+    async semanticCandidates(query, limit, allowed) {
+      const pool = index.nearest(query, Math.max(limit * 4, 40), allowed ? (s) => allowed.has(s) : undefined)
+      if (pool.length === 0) return []
+      const exact = sqlite
+        .query<{ seq: number; vector: Uint8Array }, number[]>(
+          `SELECT seq, vector FROM article_vectors WHERE seq IN (${pool.map(() => '?').join(',')})`,
+        )
+        .all(...pool.map((c) => c.seq))
+      const scored = exact.map((r) => {
+        const v = fromBlob(r.vector)
+        let s = 0
+        for (let i = 0; i < v.length; i++) s += (v[i] as number) * (query[i] as number)
+        return { seq: r.seq, score: s }
+      })
+      scored.sort((x, y) => y.score - x.score || x.seq - y.seq)
+      return scored.slice(0, limit)
+    },
+
+    async articlesBySeq(seqs) {
+      if (seqs.length === 0) return new Map()
+      const rows = sqlite
+        .query<RawArticleRow, number[]>(
+          `SELECT ${ARTICLE_COLUMNS} FROM articles a WHERE a.seq IN (${seqs.map(() => '?').join(',')})`,
+        )
+        .all(...seqs)
+      return new Map(rows.map((r) => [r.seq, fromRaw(r)]))
+    },
+    vectorModel: () => vectors.model,
+    async vectorCount() {
+      return index.size()
+    },
+
+    async insertSnapshot(s, snapshotId) {
+      const row = {
+        snapshotId,
+        accountId: s.accountId,
+        state: 'ready',
+        manifest: s.manifest,
+        createdAt: String(s.manifest.created_at),
+      }
+      sqlite
+        .transaction(() => {
+          db.insert(snapshots).values(row).run()
+          for (const f of s.files) {
+            db.insert(snapshotFiles)
+              .values({
+                snapshotId,
+                name: f.name,
+                contentType: f.contentType,
+                bytes: Buffer.from(f.bytes),
+                sha256: f.sha256,
+              })
+              .run()
+          }
+        })
+        .immediate()
+      return row
+    },
+    async getSnapshot(snapshotId) {
+      return db.select().from(snapshots).where(eq(snapshots.snapshotId, snapshotId)).get()
+    },
+    async getSnapshotFile(snapshotId, name) {
+      const row = db
+        .select({
+          contentType: snapshotFiles.contentType,
+          bytes: snapshotFiles.bytes,
+          sha256: snapshotFiles.sha256,
+        })
+        .from(snapshotFiles)
+        .where(and(eq(snapshotFiles.snapshotId, snapshotId), eq(snapshotFiles.name, name)))
+        .get()
+      return row
+        ? { contentType: row.contentType, bytes: new Uint8Array(row.bytes), sha256: row.sha256 }
+        : undefined
+    },
+    async insertExport(e) {
+      const row = { ...e, exportId: newId(), createdAt: nowIso() }
+      db.insert(exports).values(row).run()
+      return row
+    },
+    async getExport(exportId) {
+      return db.select().from(exports).where(eq(exports.exportId, exportId)).get()
+    },
+    async eventBuckets({ from, to, bucket }) {
+      return sqlite
+        .query<
+          {
+            bucket: string
+            events: number
+            mentions: number
+            avg_goldstein: number | null
+            avg_tone: number | null
+          },
+          [string, string, string]
+        >(
+          `SELECT strftime(?, date_added) AS bucket, count(*) AS events, sum(num_mentions) AS mentions,
+             round(avg(goldstein), 4) AS avg_goldstein, round(avg(avg_tone), 4) AS avg_tone
+           FROM events WHERE date_added >= ? AND date_added <= ? GROUP BY bucket ORDER BY bucket`,
+        )
+        .all(bucket, from, to)
+    },
+
+    async insertRun(accountId, request) {
+      const row: RunRow = {
+        runId: newId(),
+        accountId,
+        state: 'queued',
+        request,
+        attempts: 0,
+        results: null,
+        error: null,
+        createdAt: nowIso(),
+        startedAt: null,
+        finishedAt: null,
+      }
+      db.insert(researchRuns).values(row).run()
+      return row
+    },
+    async getRun(runId) {
+      return db.select().from(researchRuns).where(eq(researchRuns.runId, runId)).get()
+    },
+    async claimRun() {
+      const id = claim<string>('research_runs', 'run_id').immediate()
+      return id ? db.select().from(researchRuns).where(eq(researchRuns.runId, id)).get() : undefined
+    },
+    async finishRun(runId, state, results, error) {
+      db.update(researchRuns)
+        .set({ state, results, error, finishedAt: nowIso() })
+        .where(eq(researchRuns.runId, runId))
+        .run()
+    },
+    async recoverRuns(maxAttempts) {
+      return recover('research_runs', maxAttempts, 'interrupted by a restart too many times').immediate()
+    },
+
+    async insertCase(c) {
+      const row = { caseId: newId(), ...c, state: 'open', createdAt: nowIso() }
+      db.insert(supportCases).values(row).run()
+      return row
+    },
+    async getCase(caseId) {
+      return db.select().from(supportCases).where(eq(supportCases.caseId, caseId)).get()
+    },
+    async addEvidence(caseId, items) {
+      if (items.length === 0) return 0
+      const at = nowIso()
+      return db
+        .insert(caseEvidence)
+        .values(items.map((i) => ({ evidenceId: newId(), caseId, ...i, addedAt: at })))
+        .onConflictDoNothing()
+        .returning({ id: caseEvidence.evidenceId })
+        .all().length
+    },
+    async caseEvidence(caseId) {
+      return db
+        .select()
+        .from(caseEvidence)
+        .where(eq(caseEvidence.caseId, caseId))
+        .orderBy(asc(caseEvidence.addedAt), asc(caseEvidence.evidenceId))
+        .all()
+    },
+
+    async recordNotification(n) {
+      const inserted = db
+        .insert(paddleNotifications)
+        .values({ ...n, receivedAt: nowIso() })
+        .onConflictDoNothing()
+        .returning({ id: paddleNotifications.notificationId })
+        .all()
+      return inserted.length === 1
+    },
+    async lastNotificationAt() {
+      return (
+        sqlite
+          .query<{ at: string | null }, []>('SELECT max(received_at) AS at FROM paddle_notifications')
+          .get()?.at ?? null
+      )
+    },
+  }
+  return store
+}
+
+/** The content hash that decides "changed": what a reader of the article would see. */
+export function contentHash(a: NormalizedArticle): string {
+  return sha256Hex(JSON.stringify([a.title, a.body, a.publishedAt, a.language, a.sourceName, a.entities]))
+}
