@@ -26,13 +26,3 @@ export function safeEqual(a: string, b: string): boolean {
   if (ab.length !== bb.length) return false
   return timingSafeEqual(ab, bb)
 }
-
-/** Verify a hex HMAC-SHA256 signature header; accepts an optional `sha256=` prefix. */
-export function verifyHmacHex(secret: string, body: string | Uint8Array, header: string | null): boolean {
-  if (!header) return false
-  const given = header
-    .trim()
-    .replace(/^sha256=/i, '')
-    .toLowerCase()
-  return safeEqual(given, hmacSha256Hex(secret, body))
-}

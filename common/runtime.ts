@@ -7,6 +7,7 @@ import { baseEnv, ConfigError, loadConfig } from './config.ts'
 import { createLogger, type Logger } from './logger.ts'
 import { createHttpMetrics } from './metrics.ts'
 import { serveOpenApi } from './openapi.ts'
+import { rawBodyRouteKeys } from './signature.ts'
 import { nowIso } from './time.ts'
 import type { BackgroundTask, HttpUnit, UnitConfig, UnitContext } from './unit.ts'
 import { SUITE_VERSION } from './version.ts'
@@ -65,6 +66,7 @@ export function bootUnit<P extends TProperties>(
         maxBodyBytes: config.SVC_MAX_BODY_BYTES,
         formRoutes: unit.formRoutes,
         probeRoutes: unit.probeRoutes ?? [unit.liveness, '/ready', '/metrics'],
+        rawBodyRoutes: rawBodyRouteKeys(instance.routes),
       }),
     )
     .use(instance.routes)
@@ -73,7 +75,10 @@ export function bootUnit<P extends TProperties>(
     version: SUITE_VERSION,
     description: unit.description,
     formRoutes: unit.formRoutes ?? [],
-    securitySchemes: unit.securitySchemes,
+    securitySchemes:
+      unit.securitySchemes || instance.securitySchemes
+        ? { ...unit.securitySchemes, ...instance.securitySchemes }
+        : undefined,
   })
   const background = instance.background ?? []
   let closed = false

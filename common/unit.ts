@@ -33,6 +33,11 @@ export interface UnitInstance {
   /** The unit's routes; the runtime mounts them behind the shared wire plugin. */
   routes: AnyElysia
   background?: BackgroundTask[]
+  /**
+   * OpenAPI security schemes of the credential plugins the routes use (`credentials`,
+   * `signaturePlugin`, `sessionPlugin` each expose `securitySchemes`), merged over the unit's own.
+   */
+  securitySchemes?: Record<string, Record<string, unknown>>
 }
 
 /** One entry of the unit registry: everything needed to run an HTTP unit. */

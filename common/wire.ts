@@ -13,6 +13,12 @@ export interface WireOptions {
   formRoutes?: readonly string[]
   /** Routes polled by probes and scrapers (liveness, readiness, metrics): logged at debug, not info. */
   probeRoutes?: readonly string[]
+  /**
+   * `METHOD /path` patterns whose own parse hook reads the exact bytes (signed routes, see
+   * `common/signature.ts`, which also finds them: `rawBodyRouteKeys`). The content-type rule
+   * still applies; the body is left unread here.
+   */
+  rawBodyRoutes?: readonly string[]
 }
 
 interface RequestState {
@@ -53,6 +59,7 @@ export function wire(opts: WireOptions) {
   const states = new WeakMap<Request, RequestState>()
   const formRoutes = new Set(opts.formRoutes ?? [])
   const probes = new Set(opts.probeRoutes ?? [])
+  const rawBodyRoutes = new Set(opts.rawBodyRoutes ?? [])
   const { log, metrics } = opts
 
   const record = (request: Request, route: string, status: number) => {
@@ -90,7 +97,8 @@ export function wire(opts: WireOptions) {
     })
     .onParse({ as: 'global' }, ({ request, route }) => {
       const type = mediaType(request)
-      const allowed = formRoutes.has(`${request.method} ${route}`) ? FORM_TYPES : JSON_TYPES
+      const key = `${request.method} ${route}`
+      const allowed = formRoutes.has(key) ? FORM_TYPES : JSON_TYPES
       if (!allowed.has(type)) {
         throw new AppError(
           415,
@@ -101,6 +109,7 @@ export function wire(opts: WireOptions) {
           },
         )
       }
+      if (rawBodyRoutes.has(key)) return
       if (type === 'application/json') return parseJsonBody(request)
     })
     .onAfterHandle({ as: 'global' }, ({ request, route, set, responseValue }) => {
@@ -131,7 +140,11 @@ export function wire(opts: WireOptions) {
  * Elysia, so routes with an optional body still see `undefined`.
  */
 async function parseJsonBody(request: Request): Promise<unknown> {
-  const text = await request.text()
+  return parseJsonText(await request.text())
+}
+
+/** The JSON text of a body, parsed and checked as every route's body is (see parseJsonBody). */
+export function parseJsonText(text: string): unknown {
   if (text.trim() === '') return undefined
   let value: unknown
   try {

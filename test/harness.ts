@@ -6,8 +6,14 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { TProperties } from '@sinclair/typebox'
+import { type AnyElysia, Elysia } from 'elysia'
+import { createLogger } from '../common/logger.ts'
+import { createHttpMetrics } from '../common/metrics.ts'
+import { openApiDocument } from '../common/openapi.ts'
 import { type BootedUnit, bootUnit, type Env } from '../common/runtime.ts'
+import { rawBodyRouteKeys } from '../common/signature.ts'
 import type { HttpUnit, UnitConfig } from '../common/unit.ts'
+import { wire } from '../common/wire.ts'
 
 const ROOT = join(import.meta.dir, '..')
 
@@ -21,6 +27,29 @@ export type TestResponse = Omit<Response, 'json'> & { json(): Promise<Json> }
 export function tempDir(prefix = 'svc-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix))
 }
+
+/**
+ * A tiny app for testing a shared block: `routes` behind the wire plugin, as the unit runner
+ * mounts a unit's routes (raw-body routes found). `rawBody: false` leaves them out, as a runner
+ * that forgot them would.
+ */
+export function wired(routes: AnyElysia, options: { rawBody?: boolean } = {}) {
+  return new Elysia()
+    .use(
+      wire({
+        unit: 't',
+        log: createLogger('t', 'silent'),
+        metrics: createHttpMetrics('t'),
+        maxBodyBytes: 4096,
+        rawBodyRoutes: options.rawBody === false ? [] : rawBodyRouteKeys(routes),
+      }),
+    )
+    .use(routes)
+}
+
+/** The OpenAPI document of a tiny app, with the security schemes its plugins expose. */
+export const documentOf = (app: AnyElysia, securitySchemes: Record<string, Record<string, unknown>>) =>
+  openApiDocument(app, { title: 't', version: '1', description: 'd', formRoutes: [], securitySchemes }, [])
 
 export interface TestUnit<C> extends BootedUnit<C> {
   dataDir: string

@@ -1,11 +1,12 @@
 import type { Database } from 'bun:sqlite'
 import { and, asc, count, eq, gte, min, ne, sql } from 'drizzle-orm'
-import { AppError, unavailable } from '../../common/errors.ts'
+import { PersistenceGuard } from '../../db/guard.ts'
+import { type IdempotencyRequest, idempotencyStatements, type Lookup } from '../../db/idempotency.ts'
 import { columnPlaceholders } from '../../db/prepared.ts'
 import type { Db } from '../../db/sqlite.ts'
 import type { RuntimeState } from './rules/promotion.ts'
 import type { ProposalState, RunState } from './rules/states.ts'
-import { idempotency, proposals, replays, runs, runtimeTargets, transitions } from './tables.ts'
+import { proposals, replays, runs, runtimeTargets, transitions } from './tables.ts'
 
 /**
  * What store functions work on: the unit's prepared statements (one connection, so they take
@@ -23,112 +24,19 @@ export type NewReplay = typeof replays.$inferInsert
 export type ProposalRow = typeof proposals.$inferSelect
 export type NewProposal = typeof proposals.$inferInsert
 export type NewTransition = typeof transitions.$inferInsert
-export type IdempotencyRow = typeof idempotency.$inferSelect
 
 /**
- * The unit's persistence: every read and write goes through `read` or `write`, which turn any
- * storage failure into a 503 `persistence_unavailable` and remember it for readiness.
- * Refusals thrown inside a write (AppError) roll the transaction back and pass through.
+ * The unit's persistence: the shared guard (db/guard.ts) over ALS's prepared statements. Any
+ * storage failure is a 503 `persistence_unavailable` and is remembered for readiness.
  */
-export class Persistence {
-  private failing = false
-  private readonly probe: () => void
-  private prepared: Statements | undefined
-
-  constructor(
-    readonly db: Db,
-    sqlite: Database,
-    private readonly onFailure: (err: unknown) => void,
-  ) {
-    this.probe = () => void sqlite.query('SELECT 1').get()
-  }
-
-  /** Prepared on first use, under the guard, so a dead database is a 503 and not a crash. */
-  private statements(): Statements {
-    this.prepared ??= prepareStatements(this.db)
-    return this.prepared
-  }
-
-  /** Whether the database answers and the last write did not fail. Never blocks: SQLite is local. */
-  ready(): boolean {
-    try {
-      this.probe()
-      return !this.failing
-    } catch {
-      return false
-    }
-  }
-
-  read<T>(fn: (q: Q) => T): T {
-    return this.guard(() => fn(this.statements()))
-  }
-
-  /** One IMMEDIATE transaction, committed before this returns (synchronous callback only). */
-  write<T>(fn: (tx: Tx) => T): T {
-    const result = this.guard(() => {
-      const statements = this.statements()
-      return this.db.transaction(() => fn(statements), { behavior: 'immediate' })
+export class Persistence extends PersistenceGuard<Statements> {
+  constructor(db: Db, sqlite: Database, onFailure: (err: unknown) => void) {
+    super(db, sqlite, {
+      prepare: prepareStatements,
+      onFailure,
+      code: 'persistence_unavailable',
+      message: 'The learning store is unavailable; nothing was written.',
     })
-    this.failing = false
-    return result
-  }
-
-  /**
-   * Group commit: queue `fn` and run it with every other write queued in the same event-loop
-   * turn, in one IMMEDIATE transaction; each promise settles only after that transaction
-   * committed. A refusal (AppError) settles only its own caller, so `fn` must refuse before it
-   * writes anything; a storage failure fails the whole group with 503.
-   */
-  writeGrouped<T>(fn: (tx: Tx) => T): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.group.push({ fn, resolve: resolve as (value: unknown) => void, reject })
-      if (this.group.length === 1) setImmediate(() => this.flushGroup())
-    })
-  }
-
-  private group: {
-    fn: (tx: Tx) => unknown
-    resolve: (value: unknown) => void
-    reject: (err: unknown) => void
-  }[] = []
-
-  private flushGroup(): void {
-    const batch = this.group
-    this.group = []
-    let outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[]
-    try {
-      outcomes = this.write((tx) =>
-        batch.map((item) => {
-          try {
-            return { ok: true as const, value: item.fn(tx) }
-          } catch (error) {
-            if (error instanceof AppError) return { ok: false as const, error }
-            throw error
-          }
-        }),
-      )
-    } catch (err) {
-      for (const item of batch) item.reject(err)
-      return
-    }
-    outcomes.forEach((outcome, i) => {
-      const item = batch[i]!
-      if (outcome.ok) item.resolve(outcome.value)
-      else item.reject(outcome.error)
-    })
-  }
-
-  private guard<T>(fn: () => T): T {
-    try {
-      // Prepared statements outlive a closed handle in bun:sqlite; the probe does not.
-      this.probe()
-      return fn()
-    } catch (err) {
-      if (err instanceof AppError) throw err
-      this.failing = true
-      this.onFailure(err)
-      throw unavailable('persistence_unavailable', 'The learning store is unavailable; nothing was written.')
-    }
   }
 }
 
@@ -270,14 +178,7 @@ function prepareStatements(db: Db) {
       })
       .prepare(),
 
-    idempotent: db
-      .select()
-      .from(idempotency)
-      .where(
-        and(eq(idempotency.operation, p('operation')), eq(idempotency.idempotencyKey, p('idempotencyKey'))),
-      )
-      .prepare(),
-    insertIdempotent: db.insert(idempotency).values(columnPlaceholders(idempotency)).prepare(),
+    idempotency: idempotencyStatements(db),
   }
 }
 
@@ -361,7 +262,12 @@ export function saveRuntimeTarget(q: Q, state: RuntimeState, at: string): void {
 
 // ---- idempotency ----
 
-export const findIdempotent = (q: Q, operation: 'activate' | 'rollback', idempotencyKey: string) =>
-  q.idempotent.get({ operation, idempotencyKey })
+export const findIdempotent = (q: Q, req: IdempotencyRequest): Lookup => q.idempotency.lookup(req)
 
-export const saveIdempotent = (q: Q, row: IdempotencyRow): void => void q.insertIdempotent.run(row)
+/** Remember an answer (JSON) for its key, in the transaction that made the effect. */
+export const saveIdempotent = (q: Q, req: IdempotencyRequest, answer: unknown, at: string): void =>
+  q.idempotency.save(
+    req,
+    { status: 200, headers: {}, body: new TextEncoder().encode(JSON.stringify(answer)) },
+    at,
+  )

@@ -123,17 +123,5 @@ export const runtimeTargets = sqliteTable(
   (t) => [primaryKey({ columns: [t.targetType, t.targetId] })],
 )
 
-/** The first answer of each activate or rollback idempotency key, replayed as is. */
-export const idempotency = sqliteTable(
-  'als_idempotency',
-  {
-    operation: text('operation', { enum: ['activate', 'rollback'] }).notNull(),
-    idempotencyKey: text('idempotency_key').notNull(),
-    proposalId: text('proposal_id').notNull(),
-    /** canonicalHash of the request body: the same key with another body is a 409. */
-    requestHash: text('request_hash'),
-    response: text('response').notNull(),
-    createdAt: text('created_at').notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.operation, t.idempotencyKey] })],
-)
+/** Activate and rollback answers per idempotency key (scope `activate` or `rollback`). */
+export { idempotencyKeys } from '../../db/tables.ts'

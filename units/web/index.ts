@@ -6,7 +6,7 @@ import { metricsRoute } from '../../common/routes.ts'
 import { defineUnit } from '../../common/unit.ts'
 import { migrations } from '../../db/migrations/web/index.ts'
 import { meta } from './meta.ts'
-import { createOutbox } from './outbox.ts'
+import { createContactOutbox } from './outbox.ts'
 import { contactRoutes } from './routes/contact.ts'
 import { createSite, siteRoutes } from './routes/site.ts'
 import { statusRoutes } from './routes/status.ts'
@@ -89,7 +89,7 @@ export const web = defineUnit({
     const webhookConfigured = Boolean(c.CONTACT_WEBHOOK_URL && c.CONTACT_WEBHOOK_SECRET)
     const outbox =
       c.CONTACT_WEBHOOK_URL && c.CONTACT_WEBHOOK_SECRET
-        ? createOutbox(ctx.db, ctx.log, ctx.metrics.registry, {
+        ? createContactOutbox(ctx.db, ctx.log, ctx.metrics.registry, {
             url: c.CONTACT_WEBHOOK_URL,
             secret: c.CONTACT_WEBHOOK_SECRET,
             timeoutMs: c.CONTACT_DELIVERY_TIMEOUT_MS,
@@ -117,8 +117,8 @@ export const web = defineUnit({
       name: 'svc_contact_outbox_pending',
       help: 'Contact intakes waiting for webhook delivery.',
       registers: [ctx.metrics.registry],
-      collect() {
-        this.set(outboxSummary(ctx.db).pending)
+      async collect() {
+        this.set((await outboxSummary(ctx.db)).pending)
       },
     })
 

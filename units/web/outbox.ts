@@ -1,12 +1,14 @@
+/**
+ * Delivers stored intakes to the contact webhook through the shared outbox (db/outbox.ts): a
+ * row leaves the outbox only on a 2xx answer; failures are retried with the suite's backoff
+ * (doubling from one second, capped at ten minutes) and dead-lettered after 25 attempts.
+ */
 import type { Logger } from '../../common/logger.ts'
-import type { Registry } from '../../common/metrics.ts'
-import { Counter } from '../../common/metrics.ts'
-import { callPeer } from '../../common/peer.ts'
-import { nowIso } from '../../common/time.ts'
-import type { BackgroundTask } from '../../common/unit.ts'
+import { Counter, type Registry } from '../../common/metrics.ts'
+import { createOutbox, type Outbox } from '../../db/outbox.ts'
 import type { Db } from '../../db/sqlite.ts'
-import { retryDelayMs, signedHeaders } from './rules/delivery.ts'
-import { dueDeliveries, markDelivered, markFailed } from './store.ts'
+import { RETRY, signedHeaders } from './rules/delivery.ts'
+import { CONTACT_TARGET } from './store.ts'
 
 export interface OutboxSettings {
   url: string
@@ -16,91 +18,33 @@ export interface OutboxSettings {
   batch: number
 }
 
-export interface Outbox extends BackgroundTask {
-  /** Ask for a delivery pass soon (after an intake was stored). */
-  kick(): void
-  /** One delivery pass now; resolves with the number delivered. For tests and shutdown. */
-  runOnce(): Promise<number>
-}
-
-/**
- * Delivers stored intakes to the contact webhook. A row leaves the outbox only on a 2xx
- * answer; every failure reschedules it with bounded backoff, so nothing acknowledged is lost.
- */
-export function createOutbox(db: Db, log: Logger, registry: Registry, settings: OutboxSettings): Outbox {
+export function createContactOutbox(
+  db: Db,
+  log: Logger,
+  registry: Registry,
+  settings: OutboxSettings,
+): Outbox {
   const attempts = new Counter({
     name: 'svc_contact_delivery_attempts_total',
     help: 'Contact webhook delivery attempts, by result.',
     labelNames: ['result'] as const,
     registers: [registry],
   })
-  let timer: ReturnType<typeof setInterval> | undefined
-  let current: Promise<number> | undefined
-  let again = false
-
-  async function deliverDue(): Promise<number> {
-    let delivered = 0
-    for (const row of dueDeliveries(db, nowIso(), settings.batch)) {
-      const answer = await callPeer({
-        url: settings.url,
-        method: 'POST',
-        body: row.payload,
-        headers: signedHeaders(settings.secret, row.payload, row.intakeId),
-        timeoutMs: settings.timeoutMs,
-      })
-      if (answer.ok) {
-        markDelivered(db, row.intakeId, answer.status, nowIso())
-        attempts.inc({ result: 'delivered' })
-        delivered++
-        continue
-      }
-      const delay = retryDelayMs(row.attempts + 1)
-      markFailed(db, row.intakeId, {
-        status: answer.status ?? null,
-        error: `${answer.reason}: ${answer.message}`,
-        nextAttemptAt: new Date(Date.now() + delay).toISOString(),
-      })
-      attempts.inc({ result: 'failed' })
-      log.warn(
-        { intake_id: row.intakeId, reason: answer.reason, status: answer.status, retry_in_ms: delay },
-        'contact delivery failed',
-      )
-    }
-    return delivered
-  }
-
-  function runOnce(): Promise<number> {
-    if (current) {
-      again = true
-      return current
-    }
-    current = deliverDue()
-      .catch((err: unknown) => {
-        log.error({ err: (err as Error).message }, 'contact outbox pass failed')
-        return 0
-      })
-      .finally(() => {
-        current = undefined
-        if (again) {
-          again = false
-          void runOnce()
-        }
-      })
-    return current
-  }
-
-  return {
+  return createOutbox({
     name: 'contact-outbox',
-    kick: () => void runOnce(),
-    runOnce,
-    start() {
-      timer ??= setInterval(() => void runOnce(), settings.pollMs)
-      void runOnce()
+    db,
+    log,
+    registry,
+    pollMs: settings.pollMs,
+    batch: settings.batch,
+    backoff: RETRY,
+    targets: {
+      [CONTACT_TARGET]: {
+        url: settings.url,
+        timeoutMs: settings.timeoutMs,
+        headers: (m) => signedHeaders(settings.secret, m.payload, m.id),
+      },
     },
-    async stop() {
-      if (timer) clearInterval(timer)
-      timer = undefined
-      await current
-    },
-  }
+    onAttempt: (_m, result) => attempts.inc({ result: result === 'delivered' ? 'delivered' : 'failed' }),
+  })
 }

@@ -1,16 +1,18 @@
-import { and, asc, count, eq, lte, min, sql } from 'drizzle-orm'
+import { count, eq } from 'drizzle-orm'
+import { enqueue, outboxSummary as targetSummary } from '../../db/outbox.ts'
 import { columnPlaceholders } from '../../db/prepared.ts'
 import type { Db } from '../../db/sqlite.ts'
-import { contactDeliveries, contactIntakes } from './tables.ts'
+import { contactIntakes } from './tables.ts'
 
 export type Intake = typeof contactIntakes.$inferSelect
-export type DeliveryRow = typeof contactDeliveries.$inferSelect
+
+/** The outbox target of contact intakes (db/outbox.ts). */
+export const CONTACT_TARGET = 'contact-webhook'
 
 /** The hot-path statements, built and prepared once per database handle. */
 function prepareStatements(db: Db) {
   return {
     insertIntake: db.insert(contactIntakes).values(columnPlaceholders(contactIntakes)).prepare(),
-    insertDelivery: db.insert(contactDeliveries).values(columnPlaceholders(contactDeliveries)).prepare(),
   }
 }
 const statements = new WeakMap<Db, ReturnType<typeof prepareStatements>>()
@@ -30,16 +32,11 @@ export function insertIntake(db: Db, intake: Intake, outboxPayload: string | und
     () => {
       q.insertIntake.run(intake)
       if (outboxPayload !== undefined) {
-        q.insertDelivery.run({
-          intakeId: intake.intakeId,
+        enqueue(db, {
+          id: intake.intakeId,
+          target: CONTACT_TARGET,
           payload: outboxPayload,
-          state: 'pending',
-          attempts: 0,
-          nextAttemptAt: intake.receivedAt,
-          lastError: null,
-          lastStatus: null,
-          deliveredAt: null,
-          createdAt: intake.receivedAt,
+          at: intake.receivedAt,
         })
       }
     },
@@ -51,49 +48,6 @@ export function findIntake(db: Db, intakeId: string): Intake | undefined {
   return db.select().from(contactIntakes).where(eq(contactIntakes.intakeId, intakeId)).get()
 }
 
-export function findDelivery(db: Db, intakeId: string): DeliveryRow | undefined {
-  return db.select().from(contactDeliveries).where(eq(contactDeliveries.intakeId, intakeId)).get()
-}
-
-export function dueDeliveries(db: Db, now: string, limit: number): DeliveryRow[] {
-  return db
-    .select()
-    .from(contactDeliveries)
-    .where(and(eq(contactDeliveries.state, 'pending'), lte(contactDeliveries.nextAttemptAt, now)))
-    .orderBy(asc(contactDeliveries.nextAttemptAt))
-    .limit(limit)
-    .all()
-}
-
-export function markDelivered(db: Db, intakeId: string, status: number, at: string): void {
-  db.update(contactDeliveries)
-    .set({
-      state: 'delivered',
-      attempts: sql`${contactDeliveries.attempts} + 1`,
-      lastStatus: status,
-      lastError: null,
-      deliveredAt: at,
-    })
-    .where(eq(contactDeliveries.intakeId, intakeId))
-    .run()
-}
-
-export function markFailed(
-  db: Db,
-  intakeId: string,
-  failure: { status: number | null; error: string; nextAttemptAt: string },
-): void {
-  db.update(contactDeliveries)
-    .set({
-      attempts: sql`${contactDeliveries.attempts} + 1`,
-      lastStatus: failure.status,
-      lastError: failure.error,
-      nextAttemptAt: failure.nextAttemptAt,
-    })
-    .where(eq(contactDeliveries.intakeId, intakeId))
-    .run()
-}
-
 export interface OutboxSummary {
   intakes: number
   pending: number
@@ -102,26 +56,14 @@ export interface OutboxSummary {
   lastError: string | null
 }
 
-export function outboxSummary(db: Db): OutboxSummary {
+export async function outboxSummary(db: Db): Promise<OutboxSummary> {
   const intakes = db.select({ n: count() }).from(contactIntakes).get()?.n ?? 0
-  const byState = db
-    .select({ state: contactDeliveries.state, n: count(), oldest: min(contactDeliveries.createdAt) })
-    .from(contactDeliveries)
-    .groupBy(contactDeliveries.state)
-    .all()
-  const pending = byState.find((r) => r.state === 'pending')
-  const lastError = db
-    .select({ e: contactDeliveries.lastError })
-    .from(contactDeliveries)
-    .where(eq(contactDeliveries.state, 'pending'))
-    .orderBy(sql`${contactDeliveries.nextAttemptAt} DESC`)
-    .limit(1)
-    .get()
+  const s = await targetSummary(db, CONTACT_TARGET)
   return {
     intakes,
-    pending: pending?.n ?? 0,
-    delivered: byState.find((r) => r.state === 'delivered')?.n ?? 0,
-    oldestPendingAt: pending?.oldest ?? null,
-    lastError: lastError?.e ?? null,
+    pending: s.pending,
+    delivered: s.delivered,
+    oldestPendingAt: s.oldestPendingAt,
+    lastError: s.lastError,
   }
 }

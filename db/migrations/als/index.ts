@@ -2,8 +2,12 @@
 import type { Migration } from '../../migrate.ts'
 import m0 from './0000_chubby_marvel_zombies.sql' with { type: 'text' }
 import m1 from './0001_dapper_smasher.sql' with { type: 'text' }
+import m2 from './0002_odd_screwball.sql' with { type: 'text' }
+import m3 from './0003_complex_the_hand.sql' with { type: 'text' }
 
 export const migrations: Migration[] = [
   { tag: '0000_chubby_marvel_zombies', when: 1795330046541, sql: m0 },
   { tag: '0001_dapper_smasher', when: 1795332155548, sql: m1 },
+  { tag: '0002_odd_screwball', when: 1795464998288, sql: m2 },
+  { tag: '0003_complex_the_hand', when: 1795465002547, sql: m3 },
 ]

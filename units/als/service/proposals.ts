@@ -1,7 +1,7 @@
 import type { Static } from 'elysia'
 import { AppError, conflict, notFound, unavailable, unprocessable } from '../../../common/errors.ts'
-import { canonicalHash } from '../../../common/hash.ts'
 import { newId } from '../../../common/time.ts'
+import { requestFingerprint } from '../../../db/idempotency.ts'
 import { fetchApproval } from '../lane.ts'
 import type {
   ActivateRequest,
@@ -334,16 +334,17 @@ type IdempotentOperation = 'activate' | 'rollback'
  * proposal, or for rollback another reason) is a 409.
  */
 function priorAnswer<T>(tx: Tx, operation: IdempotentOperation, key: string, request: object): T | undefined {
-  const prior = findIdempotent(tx, operation, key)
-  if (!prior) return undefined
-  if (prior.requestHash !== null && prior.requestHash !== canonicalHash(request)) {
+  const prior = findIdempotent(tx, { scope: operation, key, fingerprint: requestFingerprint(request) })
+  if (prior.state === 'new' || prior.state === 'in_flight') return undefined
+  const answer = JSON.parse(new TextDecoder().decode(prior.response.body)) as T & { proposal_id: string }
+  if (prior.state === 'conflict') {
     throw conflict(
       'idempotency_key_reused',
       `This idempotency key was used to ${operation} with another request.`,
-      { proposal_id: prior.proposalId },
+      { proposal_id: answer.proposal_id },
     )
   }
-  return JSON.parse(prior.response) as T
+  return answer
 }
 
 /**
@@ -426,14 +427,12 @@ export function activate(
       runtime_state_after: after,
       activated_at: at,
     }
-    saveIdempotent(tx, {
-      operation: 'activate',
-      idempotencyKey: body.idempotency_key,
-      proposalId: p.proposalId,
-      requestHash: canonicalHash(body),
-      response: JSON.stringify(answer),
-      createdAt: at,
-    })
+    saveIdempotent(
+      tx,
+      { scope: 'activate', key: body.idempotency_key, fingerprint: requestFingerprint(body) },
+      answer,
+      at,
+    )
     return { replayed: false, answer }
   })
   deps.counters.activations.inc({ result: result.replayed ? 'replayed' : 'activated' })
@@ -485,14 +484,12 @@ export function rollback(
       runtime_state_after: after,
       rolled_back_at: at,
     }
-    saveIdempotent(tx, {
-      operation: 'rollback',
-      idempotencyKey: body.idempotency_key,
-      proposalId: p.proposalId,
-      requestHash: canonicalHash(body),
-      response: JSON.stringify(answer),
-      createdAt: at,
-    })
+    saveIdempotent(
+      tx,
+      { scope: 'rollback', key: body.idempotency_key, fingerprint: requestFingerprint(body) },
+      answer,
+      at,
+    )
     return { replayed: false, answer }
   })
   deps.counters.rollbacks.inc({ result: result.replayed ? 'replayed' : 'rolled_back' })

@@ -146,11 +146,11 @@ export const statusRoutes = (deps: StatusDeps) => {
     )
     .get(
       '/status.json',
-      () => {
+      async () => {
         const ready = readiness()
-        let summary: ReturnType<typeof outboxSummary> | undefined
+        let summary: Awaited<ReturnType<typeof outboxSummary>> | undefined
         try {
-          summary = outboxSummary(deps.db)
+          summary = await outboxSummary(deps.db)
         } catch {
           summary = undefined
         }

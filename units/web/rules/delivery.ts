@@ -1,4 +1,5 @@
-import { hmacSha256Hex } from '../../../common/hash.ts'
+import { type Backoff, backoffDelayMs } from '../../../common/backoff.ts'
+import { hmacHex, signBody } from '../../../common/signature.ts'
 import { newId } from '../../../common/time.ts'
 
 export interface IntakeForPayload {
@@ -55,7 +56,7 @@ export function contactPayload(intake: IntakeForPayload, site: SiteIdentity) {
 export function signedHeaders(secret: string, body: string, intakeId: string): Record<string, string> {
   return {
     'content-type': 'application/json; charset=utf-8',
-    'x-signature': hmacSha256Hex(secret, body),
+    ...signBody(hmacHex(), secret, body),
     'idempotency-key': intakeId,
   }
 }
@@ -65,9 +66,9 @@ export const RETRY_MAX_MS = 10 * 60 * 1000
 
 /**
  * Delay before the next attempt: doubling from one second, capped at ten minutes, with up to
- * 20 % jitter so a recovering peer is not hit by every intake at once. Never gives up.
+ * 20 % jitter so a recovering peer is not hit by every intake at once.
  */
-export function retryDelayMs(attempts: number, random: () => number = Math.random): number {
-  const exp = RETRY_BASE_MS * 2 ** Math.min(30, Math.max(0, attempts - 1))
-  return Math.min(RETRY_MAX_MS, Math.round(exp * (1 + 0.2 * random())))
-}
+export const RETRY: Backoff = { baseMs: RETRY_BASE_MS, maxMs: RETRY_MAX_MS, jitter: 0.2 }
+
+export const retryDelayMs = (attempts: number, random: () => number = Math.random): number =>
+  backoffDelayMs(attempts, RETRY, random)

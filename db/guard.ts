@@ -1,0 +1,131 @@
+/**
+ * The persistence guard: every read and write of a unit goes through `read` or `write`, which
+ * turn any storage failure into a 503 envelope (nothing written) and remember it for readiness,
+ * so `/ready` degrades instead of erroring and a dead database never crashes a request.
+ * Refusals thrown inside a write (AppError) roll the transaction back and pass through unchanged.
+ *
+ *   const store = new PersistenceGuard(ctx.db, ctx.sqlite, { prepare: prepareStatements,
+ *     code: 'persistence_unavailable', message: 'The store is unavailable; nothing was written.' })
+ *   const row = store.write((s) => s.insertThing.run(values))      // one IMMEDIATE transaction
+ *   readiness.persistence_ready = store.ready()
+ */
+import type { Database } from 'bun:sqlite'
+import { AppError, unavailable } from '../common/errors.ts'
+import type { Db } from './sqlite.ts'
+
+export interface GuardOptions<S> {
+  /** Builds what callbacks receive (prepared statements, or the Db itself); run once, under the guard. */
+  prepare(db: Db): S
+  /** Called with every storage failure (log it; never the request's data). */
+  onFailure?(err: unknown): void
+  /** The 503's error code and message. */
+  code?: string
+  message?: string
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown }
+
+export class PersistenceGuard<S> {
+  private failing = false
+  private readonly probe: () => void
+  private prepared: S | undefined
+  private group: {
+    fn: (s: S) => unknown
+    resolve: (value: unknown) => void
+    reject: (err: unknown) => void
+  }[] = []
+
+  constructor(
+    readonly db: Db,
+    sqlite: Database,
+    private readonly options: GuardOptions<S>,
+  ) {
+    this.probe = () => void sqlite.query('SELECT 1').get()
+  }
+
+  /** Prepared on first use, under the guard, so a dead database is a 503 and not a crash. */
+  private statements(): S {
+    this.prepared ??= this.options.prepare(this.db)
+    return this.prepared
+  }
+
+  /** Whether the database answers and the last write did not fail. Never blocks: SQLite is local. */
+  ready(): boolean {
+    try {
+      this.probe()
+      return !this.failing
+    } catch {
+      return false
+    }
+  }
+
+  read<T>(fn: (s: S) => T): T {
+    return this.guard(() => fn(this.statements()))
+  }
+
+  /** One IMMEDIATE transaction, committed before this returns (synchronous callback only). */
+  write<T>(fn: (s: S) => T): T {
+    const result = this.guard(() => {
+      const statements = this.statements()
+      return this.db.transaction(() => fn(statements), { behavior: 'immediate' })
+    })
+    this.failing = false
+    return result
+  }
+
+  /**
+   * Group commit: queue `fn` and run it with every other write queued in the same event-loop
+   * turn, in one IMMEDIATE transaction; each promise settles only after that transaction
+   * committed. A refusal (AppError) settles only its own caller, so `fn` must refuse before it
+   * writes anything; a storage failure fails the whole group with 503.
+   */
+  writeGrouped<T>(fn: (s: S) => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.group.push({ fn, resolve: resolve as (value: unknown) => void, reject })
+      if (this.group.length === 1) setImmediate(() => this.flushGroup())
+    })
+  }
+
+  private flushGroup(): void {
+    const batch = this.group
+    this.group = []
+    let outcomes: Outcome[]
+    try {
+      outcomes = this.write((s) =>
+        batch.map((item): Outcome => {
+          try {
+            return { ok: true, value: item.fn(s) }
+          } catch (error) {
+            if (error instanceof AppError) return { ok: false, error }
+            throw error
+          }
+        }),
+      )
+    } catch (err) {
+      for (const item of batch) item.reject(err)
+      return
+    }
+    outcomes.forEach((outcome, i) => {
+      const item = batch[i]
+      if (!item) return
+      if (outcome.ok) item.resolve(outcome.value)
+      else item.reject(outcome.error)
+    })
+  }
+
+  private guard<T>(fn: () => T): T {
+    try {
+      // Prepared statements outlive a closed handle in bun:sqlite; the probe does not.
+      this.probe()
+      return fn()
+    } catch (err) {
+      if (err instanceof AppError) throw err
+      this.failing = true
+      this.options.onFailure?.(err)
+      throw unavailable(
+        this.options.code ?? 'persistence_unavailable',
+        this.options.message ?? 'The store is unavailable; nothing was written.',
+      )
+    }
+  }
+}

@@ -1,0 +1,293 @@
+/**
+ * Idempotency store: (scope, key) plus a fingerprint of the request → the first stored answer.
+ *
+ * - Same key, same fingerprint: the stored answer again, byte for byte (`Idempotent-Replayed: true`
+ *   through `replayable`).
+ * - Same key, another fingerprint: 409 `idempotency_conflict` (the envelope, through AppError).
+ * - Concurrent requests with one key: the first claims the key (a row with no answer yet, locked
+ *   until `lockedUntil`), the others wait for its answer, so the effect happens exactly once, even
+ *   across processes on one SQLite file. A claim whose process died is taken over once it expires.
+ * - Answers that should not be remembered (by default anything but 2xx) release the claim, so the
+ *   client may retry the same key.
+ *
+ * A unit adopts it by re-exporting `idempotencyKeys` from its `tables.ts` and generating a migration
+ * (`npx bun db/generate.ts <unit>`). Two ways to use it:
+ *
+ *   replayable(db, { scope, key, request }, async () => ({ status: 201, body }))  // in a route handler
+ *   idempotencyStatements(db).lookup(...) / .save(...)  // inside a synchronous write transaction
+ */
+import { and, eq, isNull, lt, or, sql } from 'drizzle-orm'
+import { type AppError, conflict } from '../common/errors.ts'
+import { canonicalHash } from '../common/hash.ts'
+import type { Db } from './sqlite.ts'
+import { idempotencyKeys } from './tables.ts'
+
+export { idempotencyKeys }
+
+export interface StoredResponse {
+  status: number
+  headers: Record<string, string>
+  body: Uint8Array
+}
+
+export interface IdempotencyRequest {
+  scope: string
+  key: string
+  /** `requestFingerprint(request)`: SHA-256 hex of the canonical JSON of what was asked. */
+  fingerprint: string
+}
+
+export type Lookup =
+  | { state: 'new' }
+  | { state: 'replay'; response: StoredResponse }
+  | { state: 'conflict'; response: StoredResponse }
+  | { state: 'in_flight'; lockedUntil: string }
+
+export const REPLAYED_HEADER = 'Idempotent-Replayed'
+
+/** SHA-256 hex of the canonical JSON (RFC 8785) of a request: body, and whatever else identifies it. */
+export const requestFingerprint = (request: unknown): string => canonicalHash(request)
+
+export function idempotencyConflict(scope: string): AppError {
+  return conflict('idempotency_conflict', 'This idempotency key was already used with another request.', {
+    scope,
+  })
+}
+
+type Row = typeof idempotencyKeys.$inferSelect
+
+function classify(row: Row | undefined, fingerprint: string): Lookup {
+  if (!row) return { state: 'new' }
+  if (row.status === null || row.body === null)
+    return { state: 'in_flight', lockedUntil: row.lockedUntil ?? '' }
+  const response = { status: row.status, headers: row.headers, body: new Uint8Array(row.body) }
+  if (row.fingerprint !== null && row.fingerprint !== fingerprint) return { state: 'conflict', response }
+  return { state: 'replay', response }
+}
+
+const p = (name: string) => sql.placeholder(name)
+
+function prepare(db: Db) {
+  const byKey = and(eq(idempotencyKeys.scope, p('scope')), eq(idempotencyKeys.key, p('key')))
+  return {
+    find: db.select().from(idempotencyKeys).where(byKey).prepare(),
+    upsert: db
+      .insert(idempotencyKeys)
+      .values({
+        scope: p('scope'),
+        key: p('key'),
+        fingerprint: p('fingerprint'),
+        status: p('status'),
+        headers: p('headers'),
+        body: p('body'),
+        lockedUntil: p('lockedUntil'),
+        createdAt: p('createdAt'),
+        completedAt: p('completedAt'),
+      })
+      .onConflictDoUpdate({
+        target: [idempotencyKeys.scope, idempotencyKeys.key],
+        set: {
+          fingerprint: sql`excluded.fingerprint`,
+          status: sql`excluded.status`,
+          headers: sql`excluded.headers`,
+          body: sql`excluded.body`,
+          lockedUntil: sql`excluded.locked_until`,
+          completedAt: sql`excluded.completed_at`,
+        },
+      })
+      .prepare(),
+    release: db
+      .delete(idempotencyKeys)
+      .where(and(byKey, isNull(idempotencyKeys.status)))
+      .prepare(),
+  }
+}
+
+export interface IdempotencyStatements {
+  /** What the store holds for this key, judged against this request's fingerprint. */
+  lookup(req: IdempotencyRequest): Lookup
+  /** Remember the answer (replaces a claim). Call inside the transaction that made the effect. */
+  save(req: IdempotencyRequest, response: StoredResponse, at: string): void
+  /** Take the key for a request now running, until `lockedUntil`. */
+  claim(req: IdempotencyRequest, at: string, lockedUntil: string): void
+  /** Drop an unanswered claim, so the key may be used again. */
+  release(req: Pick<IdempotencyRequest, 'scope' | 'key'>): void
+}
+
+const statements = new WeakMap<Db, IdempotencyStatements>()
+
+/**
+ * Prepared, synchronous access (one per database handle): for use inside a unit's own
+ * synchronous write transaction, where the lookup and the effect must commit together.
+ */
+export function idempotencyStatements(db: Db): IdempotencyStatements {
+  let s = statements.get(db)
+  if (s) return s
+  const q = prepare(db)
+  s = {
+    lookup: (req) => classify(q.find.get({ scope: req.scope, key: req.key }), req.fingerprint),
+    save(req, response, at) {
+      q.upsert.run({
+        ...req,
+        status: response.status,
+        headers: response.headers,
+        body: Buffer.from(response.body),
+        lockedUntil: null,
+        createdAt: at,
+        completedAt: at,
+      })
+    },
+    claim(req, at, lockedUntil) {
+      q.upsert.run({
+        ...req,
+        status: null,
+        headers: {},
+        body: null,
+        lockedUntil,
+        createdAt: at,
+        completedAt: null,
+      })
+    },
+    release: (req) => void q.release.run({ scope: req.scope, key: req.key }),
+  }
+  statements.set(db, s)
+  return s
+}
+
+export interface RunOptions {
+  /** Which answers are remembered; others release the key. Default: 2xx only. */
+  remember?(status: number): boolean
+  /** How long a claim holds before another process may take it over. Default 60 s. */
+  lockMs?: number
+  /** How long a concurrent request waits for the first one's answer. Default 30 s. */
+  waitMs?: number
+  /** Poll interval while waiting. Default 10 ms. */
+  pollMs?: number
+  now?(): number
+}
+
+export interface RunResult {
+  replayed: boolean
+  response: StoredResponse
+}
+
+const DEFAULTS = { lockMs: 60_000, waitMs: 30_000, pollMs: 10 }
+const is2xx = (status: number) => status >= 200 && status < 300
+
+/**
+ * Run `execute` at most once per (scope, key): the first caller runs it and its answer is stored;
+ * later and concurrent callers with the same fingerprint get that answer (`replayed: true`); a
+ * caller with another fingerprint gets the 409 `idempotency_conflict` AppError thrown.
+ * If `execute` throws, the key is released and the error passes through.
+ */
+export async function runIdempotent(
+  db: Db,
+  req: IdempotencyRequest,
+  execute: () => Promise<StoredResponse>,
+  options: RunOptions = {},
+): Promise<RunResult> {
+  const o = { ...DEFAULTS, ...options }
+  const now = o.now ?? Date.now
+  const remember = o.remember ?? is2xx
+  const s = idempotencyStatements(db)
+  const giveUpAt = now() + o.waitMs
+  for (;;) {
+    const t = now()
+    const seen = db.transaction(
+      () => {
+        const found = s.lookup(req)
+        const expired = found.state === 'in_flight' && found.lockedUntil <= new Date(t).toISOString()
+        if (found.state === 'new' || expired) {
+          s.claim(req, new Date(t).toISOString(), new Date(t + o.lockMs).toISOString())
+          return { state: 'claimed' as const }
+        }
+        return found
+      },
+      { behavior: 'immediate' },
+    )
+    if (seen.state === 'replay') return { replayed: true, response: seen.response }
+    if (seen.state === 'conflict') throw idempotencyConflict(req.scope)
+    if (seen.state === 'claimed') break
+    if (now() >= giveUpAt) {
+      throw conflict('idempotency_in_progress', 'A request with this idempotency key is still running.', {
+        scope: req.scope,
+      })
+    }
+    await Bun.sleep(o.pollMs)
+  }
+  let response: StoredResponse
+  try {
+    response = await execute()
+  } catch (err) {
+    s.release(req)
+    throw err
+  }
+  if (remember(response.status)) s.save(req, response, new Date(now()).toISOString())
+  else s.release(req)
+  return { replayed: false, response }
+}
+
+/** What a route handler answers through `replayable`: JSON `body` (or raw bytes), status, headers. */
+export interface Answer {
+  status: number
+  body: unknown
+  headers?: Record<string, string>
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8'
+
+function encode(answer: Answer): StoredResponse {
+  if (answer.body instanceof Uint8Array) {
+    return { status: answer.status, headers: answer.headers ?? {}, body: answer.body }
+  }
+  return {
+    status: answer.status,
+    headers: { 'content-type': JSON_TYPE, ...answer.headers },
+    body: new TextEncoder().encode(JSON.stringify(answer.body)),
+  }
+}
+
+function toResponse(stored: StoredResponse, replayed: boolean): Response {
+  const headers = new Headers(stored.headers)
+  if (replayed) headers.set(REPLAYED_HEADER, 'true')
+  return new Response(stored.body, { status: stored.status, headers })
+}
+
+/**
+ * The Elysia helper: return this from a handler. Without a key, `execute` simply runs. The
+ * fingerprint is taken over `request` (the body, plus whatever else identifies the request).
+ *
+ *   .post('/things', ({ body, headers }) =>
+ *     replayable(db, { scope: 'POST /things', key: headers['idempotency-key'], request: body },
+ *       async () => ({ status: 201, body: await createThing(body) })))
+ */
+export async function replayable(
+  db: Db,
+  req: { scope: string; key: string | undefined; request: unknown },
+  execute: () => Promise<Answer>,
+  options?: RunOptions,
+): Promise<Response> {
+  if (req.key === undefined || req.key === '') return toResponse(encode(await execute()), false)
+  const result = await runIdempotent(
+    db,
+    { scope: req.scope, key: req.key, fingerprint: requestFingerprint(req.request) },
+    async () => encode(await execute()),
+    options,
+  )
+  return toResponse(result.response, result.replayed)
+}
+
+/** Delete answered keys older than `before` (ISO time); returns how many went. */
+export async function pruneIdempotencyKeys(db: Db, before: string): Promise<number> {
+  const gone = db
+    .delete(idempotencyKeys)
+    .where(
+      or(
+        lt(idempotencyKeys.completedAt, before),
+        and(isNull(idempotencyKeys.completedAt), lt(idempotencyKeys.lockedUntil, before)),
+      ),
+    )
+    .returning({ key: idempotencyKeys.key })
+    .all()
+  return gone.length
+}

@@ -1,0 +1,1 @@
+DROP TABLE `als_idempotency`;
