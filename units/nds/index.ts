@@ -4,7 +4,7 @@ import { urlString } from '../../common/config.ts'
 import { metricsRoute } from '../../common/routes.ts'
 import { defineUnit, type HttpUnit } from '../../common/unit.ts'
 import { migrations } from '../../db/migrations/nds/index.ts'
-import { SECURITY_SCHEMES } from './auth.ts'
+import { ndsCredentials } from './auth.ts'
 import { meta } from './meta.ts'
 import { createNdsMetrics } from './metrics.ts'
 import { articleRoutes } from './routes/articles.ts'
@@ -95,7 +95,6 @@ export const nds: HttpUnit = defineUnit({
   env,
   migrations,
   probeRoutes: ['/v1/health/live', '/v1/health/ready', '/metrics'],
-  securitySchemes: SECURITY_SCHEMES,
   validate(config) {
     const problems: string[] = []
     if (config.SVC_ENV === 'production') {
@@ -147,8 +146,10 @@ export const nds: HttpUnit = defineUnit({
     const store = createStore(ctx.db, ctx.sqlite, { model: embedder.model, dims: embedder.dims })
     const metrics = createNdsMetrics(ctx.metrics.registry, store)
     let workerStarted = false
+    const auth = ndsCredentials(store, () => Date.now())
     const deps: NdsDeps = {
       store,
+      auth,
       settings,
       embedder,
       metrics,
@@ -183,6 +184,6 @@ export const nds: HttpUnit = defineUnit({
       .use(searchRoutes(deps))
       .use(articleRoutes(deps))
       .use(metricsRoute(ctx.metrics.registry))
-    return { routes, background: [worker] }
+    return { routes, background: [worker], securitySchemes: auth.securitySchemes }
   },
 })

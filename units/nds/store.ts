@@ -88,7 +88,9 @@ export interface NdsStore {
     name: string,
     keyHash: string,
   ): Promise<{ keyId: string; createdAt: string }>
-  findApiKey(keyHash: string): Promise<{ keyId: string; accountId: string } | undefined>
+  findApiKey(
+    keyHash: string,
+  ): Promise<{ keyId: string; accountId: string; lastUsedAt: string | null } | undefined>
   touchApiKey(keyId: string, at: string): Promise<void>
   oldestActiveKeyAge(now: number): Promise<{ count: number; oldestCreatedAt: string | null }>
   // jobs
@@ -320,11 +322,18 @@ export function createStore(db: Db, sqlite: Database, vectors: { model: string; 
     },
     async findApiKey(keyHash) {
       const row = db
-        .select({ keyId: apiKeys.keyId, accountId: apiKeys.accountId, revokedAt: apiKeys.revokedAt })
+        .select({
+          keyId: apiKeys.keyId,
+          accountId: apiKeys.accountId,
+          revokedAt: apiKeys.revokedAt,
+          lastUsedAt: apiKeys.lastUsedAt,
+        })
         .from(apiKeys)
         .where(eq(apiKeys.keyHash, keyHash))
         .get()
-      return row && row.revokedAt === null ? { keyId: row.keyId, accountId: row.accountId } : undefined
+      return row && row.revokedAt === null
+        ? { keyId: row.keyId, accountId: row.accountId, lastUsedAt: row.lastUsedAt }
+        : undefined
     },
     async touchApiKey(keyId, at) {
       db.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.keyId, keyId)).run()

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import { errorResponses } from '../../../common/errors.ts'
-import { apiKeyPlugin } from '../auth.ts'
+import { callerOf } from '../auth.ts'
 import { Article, ArticleParams, ArticleVersions, DedupeCluster } from '../model.ts'
 import { getArticle, getCluster, getVersions } from '../service/articles.ts'
 import type { NdsDeps } from '../service/deps.ts'
@@ -8,7 +8,7 @@ import type { NdsDeps } from '../service/deps.ts'
 const errors = errorResponses(401, 404)
 
 export const articleRoutes = (deps: NdsDeps) =>
-  new Elysia({ name: 'nds:articles' }).use(apiKeyPlugin(deps.store)).guard({ apiKey: true }, (app) =>
+  new Elysia({ name: 'nds:articles' }).use(deps.auth).guard({ auth: 'apiKey' }, (app) =>
     app
       .get('/v1/articles/:article_id', ({ params }) => getArticle(deps, params.article_id), {
         params: ArticleParams,

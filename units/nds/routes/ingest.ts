@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import { errorResponses, notFound } from '../../../common/errors.ts'
-import { apiKeyPlugin } from '../auth.ts'
+import { callerOf } from '../auth.ts'
 import { DirectSourceParams, IngestJob, IngestRequest, JobParams, SourceParams } from '../model.ts'
 import type { NdsDeps } from '../service/deps.ts'
 import { createIngestJob } from '../service/ingest.ts'
@@ -12,14 +12,14 @@ const accepted = { 202: IngestJob, ...errors }
 
 export const ingestRoutes = (deps: NdsDeps) =>
   new Elysia({ name: 'nds:ingest' })
-    .use(apiKeyPlugin(deps.store))
-    .guard({ apiKey: true }, (app) =>
+    .use(deps.auth)
+    .guard({ auth: 'apiKey' }, (app) =>
       app
         .post(
           '/v1/ingest/:source',
-          async ({ params, body: b, caller, set }) => {
+          async ({ params, body: b, principal, set }) => {
             set.status = 202
-            return createIngestJob(deps, caller, params.source, 'direct', b ?? undefined)
+            return createIngestJob(deps, callerOf(principal), params.source, 'direct', b ?? undefined)
           },
           {
             params: DirectSourceParams,
@@ -35,9 +35,9 @@ export const ingestRoutes = (deps: NdsDeps) =>
         )
         .post(
           '/v1/ingest/:source/backfill',
-          async ({ params, body: b, caller, set }) => {
+          async ({ params, body: b, principal, set }) => {
             set.status = 202
-            return createIngestJob(deps, caller, params.source, 'backfill', b ?? undefined)
+            return createIngestJob(deps, callerOf(principal), params.source, 'backfill', b ?? undefined)
           },
           {
             params: SourceParams,
@@ -52,9 +52,9 @@ export const ingestRoutes = (deps: NdsDeps) =>
         )
         .post(
           '/v1/ingest/:source/current-events',
-          async ({ params, body: b, caller, set }) => {
+          async ({ params, body: b, principal, set }) => {
             set.status = 202
-            return createIngestJob(deps, caller, params.source, 'current-events', b ?? undefined)
+            return createIngestJob(deps, callerOf(principal), params.source, 'current-events', b ?? undefined)
           },
           {
             params: SourceParams,
@@ -64,12 +64,12 @@ export const ingestRoutes = (deps: NdsDeps) =>
           },
         ),
     )
-    .guard({ apiKey: true }, (app) =>
+    .guard({ auth: 'apiKey' }, (app) =>
       app.get(
         '/v1/jobs/:job_id',
-        async ({ params, caller }) => {
+        async ({ params, principal }) => {
           const job = await deps.store.getJob(params.job_id)
-          if (!job || job.accountId !== caller.accountId)
+          if (!job || job.accountId !== callerOf(principal).accountId)
             throw notFound('job_not_found', 'No such ingest job.')
           return presentJob(job)
         },

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import { errorResponses } from '../../../common/errors.ts'
-import { apiKeyPlugin } from '../auth.ts'
+import { callerOf } from '../auth.ts'
 import { FilterSearchRequest, SearchResponse, SemanticSearchRequest } from '../model.ts'
 import type { NdsDeps } from '../service/deps.ts'
 import { filterSearch, semanticSearch } from '../service/search.ts'
@@ -8,7 +8,7 @@ import { filterSearch, semanticSearch } from '../service/search.ts'
 const errors = errorResponses(400, 401, 413, 415, 503)
 
 export const searchRoutes = (deps: NdsDeps) =>
-  new Elysia({ name: 'nds:search' }).use(apiKeyPlugin(deps.store)).guard({ apiKey: true }, (app) =>
+  new Elysia({ name: 'nds:search' }).use(deps.auth).guard({ auth: 'apiKey' }, (app) =>
     app
       .post('/v1/search/filter', ({ body }) => filterSearch(deps, body), {
         body: FilterSearchRequest,

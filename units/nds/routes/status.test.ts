@@ -86,7 +86,7 @@ describe('API keys', () => {
   test('everything else needs a key: none 401, unknown 401, a real one passes', async () => {
     const none = await unit.send('POST', '/v1/search/filter', { query: 'x' })
     expect(none.status).toBe(401)
-    expect((await none.json()).error.code).toBe('authentication_required')
+    expect((await none.json()).error.code).toBe('unauthorized')
     const bad = await unit.send(
       'POST',
       '/v1/search/filter',
@@ -94,7 +94,7 @@ describe('API keys', () => {
       { authorization: 'Bearer nds_nope' },
     )
     expect(bad.status).toBe(401)
-    expect((await bad.json()).error.code).toBe('invalid_api_key')
+    expect((await bad.json()).error.code).toBe('unauthorized')
     const { auth } = await createKey(unit)
     expect((await unit.send('POST', '/v1/search/filter', { query: 'x' }, auth)).status).toBe(200)
     // refused before the body is looked at

@@ -1,4 +1,5 @@
 import type { Logger } from '../../../common/logger.ts'
+import type { NdsAuth } from '../auth.ts'
 import type { NdsMetrics } from '../metrics.ts'
 import type { NdsStore } from '../store.ts'
 import type { Embedder } from './embedder.ts'
@@ -36,6 +37,8 @@ export interface NdsSettings {
 
 export interface NdsDeps {
   store: NdsStore
+  /** The credentials plugin: `auth: 'apiKey'` on a route needs an API key. */
+  auth: NdsAuth
   settings: NdsSettings
   embedder: Embedder
   metrics: NdsMetrics
