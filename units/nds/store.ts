@@ -9,11 +9,12 @@ import { and, asc, eq, inArray } from 'drizzle-orm'
 import { sha256Hex } from '../../common/hash.ts'
 import { newId, nowIso } from '../../common/time.ts'
 import type { Db } from '../../db/sqlite.ts'
+import { bandKeys, DUPLICATE_THRESHOLD, fromBytes, similarity, toBytes } from './rules/minhash.ts'
 import type { NormalizedArticle } from './rules/normalize.ts'
-import { bands, fromHex, hamming, MAX_DUPLICATE_DISTANCE, similarity, toHex } from './rules/simhash.ts'
 import {
   accounts,
   apiKeys,
+  articleBands,
   articleEntities,
   articles,
   articleVectors,
@@ -48,7 +49,7 @@ export type JobState = (typeof JOB_STATES)[number]
 export interface PreparedArticle extends NormalizedArticle {
   source: string
   contentHash: string
-  simhash: bigint
+  minhash: Uint32Array
   vector?: Float32Array
 }
 
@@ -190,6 +191,8 @@ export interface NdsStore {
   lastNotificationAt(): Promise<string | null>
 }
 
+/** Band matches examined per new article; boilerplate can make a band very common. */
+const MAX_CANDIDATES = 500
 const FTS_WEIGHTS = 'bm25(articles_fts, 3.0, 1.0)'
 
 function filterClauses(f: SearchFilters, alias = 'a'): { where: string[]; params: (string | number)[] } {
@@ -223,7 +226,7 @@ const hasFilters = (f: SearchFilters) => filterClauses(f).where.length > 0
 
 const ARTICLE_COLUMNS = `a.seq, a.article_id AS articleId, a.canonical_url AS canonicalUrl, a.source, a.source_name AS sourceName,
   a.title, a.body, a.language, a.published_at AS publishedAt, a.entities, a.version, a.content_hash AS contentHash,
-  a.simhash, a.band0, a.band1, a.band2, a.band3, a.cluster_id AS clusterId, a.cluster_similarity AS clusterSimilarity,
+  a.minhash, a.cluster_id AS clusterId, a.cluster_similarity AS clusterSimilarity,
   a.first_seen_at AS firstSeenAt, a.updated_at AS updatedAt`
 
 type RawArticleRow = Omit<ArticleRow, 'entities'> & { entities: string }
@@ -244,20 +247,20 @@ export function createStore(db: Db, sqlite: Database, vectors: { model: string; 
     if (v.length === vectors.dims) index.put(row.seq, v)
   }
 
-  const bandQuery = sqlite.query<
-    { seq: number; article_id: string; simhash: string; cluster_id: string },
-    [number, number, number, number, string]
-  >(
-    'SELECT seq, article_id, simhash, cluster_id FROM articles WHERE (band0 = ? OR band1 = ? OR band2 = ? OR band3 = ?) AND canonical_url != ? LIMIT 500',
-  )
-
-  const nearestDuplicate = (h: bigint, canonical: string) => {
-    const [b0, b1, b2, b3] = bands(h)
-    let best: { clusterId: string; distance: number } | undefined
-    for (const c of bandQuery.all(b0, b1, b2, b3, canonical)) {
-      const d = hamming(h, fromHex(c.simhash))
-      if (d <= MAX_DUPLICATE_DISTANCE && (!best || d < best.distance))
-        best = { clusterId: c.cluster_id, distance: d }
+  /** The most similar existing article (another URL) at or above the duplicate threshold. */
+  const nearestDuplicate = (sig: Uint32Array, keys: number[], canonical: string) => {
+    const candidates = sqlite
+      .query<{ minhash: Uint8Array; cluster_id: string; canonical_url: string }, number[]>(
+        `SELECT a.minhash, a.cluster_id, a.canonical_url FROM articles a WHERE a.seq IN
+           (SELECT DISTINCT seq FROM article_bands WHERE band_key IN (${keys.map(() => '?').join(',')}) LIMIT ${MAX_CANDIDATES})`,
+      )
+      .all(...keys)
+    let best: { clusterId: string; similarity: number } | undefined
+    for (const c of candidates) {
+      if (c.canonical_url === canonical) continue
+      const sim = similarity(sig, fromBytes(c.minhash))
+      if (sim >= DUPLICATE_THRESHOLD && (!best || sim > best.similarity))
+        best = { clusterId: c.cluster_id, similarity: sim }
     }
     return best
   }
@@ -433,12 +436,12 @@ export function createStore(db: Db, sqlite: Database, vectors: { model: string; 
           .where(eq(articles.canonicalUrl, a.canonicalUrl))
           .get()
         if (existing && existing.contentHash === a.contentHash) return 'unchanged'
-        const [band0, band1, band2, band3] = bands(a.simhash)
+        const keys = bandKeys(a.minhash)
         const articleId = existing?.articleId ?? newId()
-        const duplicate = nearestDuplicate(a.simhash, a.canonicalUrl)
+        const duplicate = nearestDuplicate(a.minhash, keys, a.canonicalUrl)
         const cluster =
           duplicate && duplicate.clusterId !== articleId
-            ? { clusterId: duplicate.clusterId, clusterSimilarity: similarity(duplicate.distance) }
+            ? { clusterId: duplicate.clusterId, clusterSimilarity: duplicate.similarity }
             : { clusterId: existing?.clusterId ?? articleId, clusterSimilarity: 1 }
         const fields = {
           source: a.source,
@@ -449,11 +452,7 @@ export function createStore(db: Db, sqlite: Database, vectors: { model: string; 
           publishedAt: a.publishedAt,
           entities: a.entities,
           contentHash: a.contentHash,
-          simhash: toHex(a.simhash),
-          band0,
-          band1,
-          band2,
-          band3,
+          minhash: toBytes(a.minhash),
           ...cluster,
           updatedAt: at,
         }
@@ -467,6 +466,7 @@ export function createStore(db: Db, sqlite: Database, vectors: { model: string; 
             .run()
           seq = existing.seq
           db.delete(articleEntities).where(eq(articleEntities.seq, seq)).run()
+          db.delete(articleBands).where(eq(articleBands.seq, seq)).run()
         } else {
           version = 1
           const inserted = db
@@ -487,6 +487,10 @@ export function createStore(db: Db, sqlite: Database, vectors: { model: string; 
             jobId,
             recordedAt: at,
           })
+          .run()
+        db.insert(articleBands)
+          .values(keys.map((bandKey) => ({ bandKey, seq })))
+          .onConflictDoNothing()
           .run()
         if (a.entities.length > 0) {
           db.insert(articleEntities)

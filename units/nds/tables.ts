@@ -62,25 +62,24 @@ export const articles = sqliteTable(
     entities: text('entities', { mode: 'json' }).$type<string[]>().notNull(),
     version: integer('version').notNull(),
     contentHash: text('content_hash').notNull(),
-    /** SimHash of the text as 16-hex; its four 16-bit bands find near-duplicate candidates. */
-    simhash: text('simhash').notNull(),
-    band0: integer('band0').notNull(),
-    band1: integer('band1').notNull(),
-    band2: integer('band2').notNull(),
-    band3: integer('band3').notNull(),
+    /** MinHash signature of the text (rules/minhash.ts), uint32 little-endian. */
+    minhash: blob('minhash', { mode: 'buffer' }).notNull(),
     clusterId: text('cluster_id').notNull(),
     clusterSimilarity: real('cluster_similarity').notNull(),
     firstSeenAt: text('first_seen_at').notNull(),
     updatedAt: text('updated_at').notNull(),
   },
-  (t) => [
-    index('articles_published').on(t.publishedAt),
-    index('articles_cluster').on(t.clusterId),
-    index('articles_band0').on(t.band0),
-    index('articles_band1').on(t.band1),
-    index('articles_band2').on(t.band2),
-    index('articles_band3').on(t.band3),
-  ],
+  (t) => [index('articles_published').on(t.publishedAt), index('articles_cluster').on(t.clusterId)],
+)
+
+/** LSH band keys of each article's MinHash signature: near-duplicate candidates by lookup. */
+export const articleBands = sqliteTable(
+  'article_bands',
+  {
+    bandKey: integer('band_key').notNull(),
+    seq: integer('seq').notNull(),
+  },
+  (t) => [uniqueIndex('article_bands_pk').on(t.bandKey, t.seq), index('article_bands_seq').on(t.seq)],
 )
 
 export const articleVersions = sqliteTable(

@@ -70,7 +70,8 @@ export function fixtureServer(): FixtureServer {
   }
 }
 
-export interface NdsTest extends TestUnit<unknown> {
+export interface NdsTest extends Omit<TestUnit<unknown>, 'restart'> {
+  restart(extraEnv?: Env): Promise<NdsTest>
   /** Start the ingest worker (bootForTest does not start background work). */
   startWorker(): void
   /** Wait until the worker has nothing left to do. */

@@ -8,7 +8,7 @@
  * gives the same vector for the same text on every machine. With NDS_EMBEDDING_URL set, an
  * OpenAI-compatible embedding runtime replaces it.
  */
-import { words } from './simhash.ts'
+import { words } from './minhash.ts'
 
 export const EMBED_DIMS = 384
 export const BUILTIN_MODEL = 'nds-hashing-v1'

@@ -1,6 +1,6 @@
 /** Articles are shared data: every key reads every article; unknown ids are 404. */
 import { notFound } from '../../../common/errors.ts'
-import { fromHex, hamming, similarity } from '../rules/simhash.ts'
+import { fromBytes, similarity } from '../rules/minhash.ts'
 import type { NdsDeps } from './deps.ts'
 import { presentArticle, presentSummary } from './present.ts'
 
@@ -36,14 +36,15 @@ export async function getCluster(deps: NdsDeps, articleId: string) {
   const row = await article(deps, articleId)
   const members = await deps.store.clusterMembers(row.clusterId)
   const representative = members.find((m) => m.articleId === row.clusterId) ?? row
-  const rep = fromHex(representative.simhash)
+  const rep = fromBytes(representative.minhash)
   return {
     cluster_id: row.clusterId,
     representative_article_id: representative.articleId,
-    method: 'simhash64 over word 3-shingles; members within 3 bits of a member',
+    method:
+      'minhash (60 permutations, 20 LSH bands) over word 3-shingles; estimated Jaccard >= 0.5 to a member',
     members: members.map((m) => ({
       ...presentSummary(m),
-      similarity: similarity(hamming(rep, fromHex(m.simhash))),
+      similarity: similarity(rep, fromBytes(m.minhash)),
     })),
   }
 }

@@ -6,8 +6,8 @@
 import { unprocessable } from '../../../common/errors.ts'
 import type { Caller } from '../auth.ts'
 import type { IngestRequestBody, Mode, Source } from '../model.ts'
+import { signature } from '../rules/minhash.ts'
 import { normalizeArticle, type RawArticle } from '../rules/normalize.ts'
-import { simhash } from '../rules/simhash.ts'
 import { createCrawler } from '../sources/crawl.ts'
 import { decodeText, type FetchLimits, fetchDocument } from '../sources/fetch.ts'
 import { eventsText, exportUrls, latestExportUrl, parseEvents } from '../sources/gdelt.ts'
@@ -166,7 +166,12 @@ function createSink(deps: NdsDeps, job: JobRow, tally: Tally) {
         bump(tally, 'out_of_window')
         continue
       }
-      prepared.push({ ...n.article, source: job.source, contentHash: contentHash(n.article), simhash: 0n })
+      prepared.push({
+        ...n.article,
+        source: job.source,
+        contentHash: contentHash(n.article),
+        minhash: new Uint32Array(),
+      })
     }
     const known = await deps.store.knownHashes(prepared.map((p) => p.canonicalUrl))
     const changed: PreparedArticle[] = []
@@ -187,11 +192,8 @@ function createSink(deps: NdsDeps, job: JobRow, tally: Tally) {
       addError(tally, 'embedding', (err as Error).message)
     }
     for (const [i, p] of changed.entries()) {
-      const text = `${p.title} ${p.body}`
-      const outcome = await deps.store.applyArticle(
-        { ...p, simhash: simhash(text), vector: vectors[i] },
-        job.jobId,
-      )
+      const minhash = signature(`${p.title} ${p.body}`)
+      const outcome = await deps.store.applyArticle({ ...p, minhash, vector: vectors[i] }, job.jobId)
       bump(tally, outcome)
       deps.metrics.ingested.inc({ source: job.source, outcome })
     }

@@ -20,6 +20,13 @@ CREATE TABLE `api_keys` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `api_keys_key_hash_unique` ON `api_keys` (`key_hash`);--> statement-breakpoint
+CREATE TABLE `article_bands` (
+	`band_key` integer NOT NULL,
+	`seq` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `article_bands_pk` ON `article_bands` (`band_key`,`seq`);--> statement-breakpoint
+CREATE INDEX `article_bands_seq` ON `article_bands` (`seq`);--> statement-breakpoint
 CREATE TABLE `article_entities` (
 	`seq` integer NOT NULL,
 	`entity` text NOT NULL
@@ -58,11 +65,7 @@ CREATE TABLE `articles` (
 	`entities` text NOT NULL,
 	`version` integer NOT NULL,
 	`content_hash` text NOT NULL,
-	`simhash` text NOT NULL,
-	`band0` integer NOT NULL,
-	`band1` integer NOT NULL,
-	`band2` integer NOT NULL,
-	`band3` integer NOT NULL,
+	`minhash` blob NOT NULL,
 	`cluster_id` text NOT NULL,
 	`cluster_similarity` real NOT NULL,
 	`first_seen_at` text NOT NULL,
@@ -73,10 +76,6 @@ CREATE UNIQUE INDEX `articles_article_id_unique` ON `articles` (`article_id`);--
 CREATE UNIQUE INDEX `articles_canonical_url_unique` ON `articles` (`canonical_url`);--> statement-breakpoint
 CREATE INDEX `articles_published` ON `articles` (`published_at`);--> statement-breakpoint
 CREATE INDEX `articles_cluster` ON `articles` (`cluster_id`);--> statement-breakpoint
-CREATE INDEX `articles_band0` ON `articles` (`band0`);--> statement-breakpoint
-CREATE INDEX `articles_band1` ON `articles` (`band1`);--> statement-breakpoint
-CREATE INDEX `articles_band2` ON `articles` (`band2`);--> statement-breakpoint
-CREATE INDEX `articles_band3` ON `articles` (`band3`);--> statement-breakpoint
 CREATE TABLE `case_evidence` (
 	`evidence_id` text PRIMARY KEY NOT NULL,
 	`case_id` text NOT NULL,
