@@ -115,7 +115,8 @@ export interface NdsStore {
   jobsFinishedSince(since: string): Promise<Record<string, number>>
   // articles
   knownHashes(urls: string[]): Promise<Map<string, string>>
-  applyArticle(a: PreparedArticle, jobId: string | null): Promise<ApplyOutcome>
+  /** Store a batch in one transaction (FTS5 writes one segment per commit: batches keep ingest fast). */
+  applyArticles(batch: PreparedArticle[], jobId: string | null): Promise<ApplyOutcome[]>
   getArticle(articleId: string): Promise<ArticleRow | undefined>
   articleVersions(articleId: string): Promise<VersionRow[]>
   clusterMembers(clusterId: string): Promise<ArticleRow[]>
@@ -236,8 +237,12 @@ const toBlob = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLe
 const fromBlob = (b: Uint8Array) =>
   new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength))
 
-export function createStore(db: Db, sqlite: Database, vectors: { model: string; dims: number }): NdsStore {
-  const index: VectorIndex = createVectorIndex(vectors.dims)
+export function createStore(
+  db: Db,
+  sqlite: Database,
+  vectors: { model: string; dims: number; minPool?: number },
+): NdsStore {
+  const index: VectorIndex = createVectorIndex(vectors.dims, vectors.minPool)
   for (const row of sqlite
     .query<{ seq: number; vector: Uint8Array }, [string]>(
       'SELECT seq, vector FROM article_vectors WHERE model = ?',
@@ -421,8 +426,8 @@ export function createStore(db: Db, sqlite: Database, vectors: { model: string; 
       return out
     },
 
-    async applyArticle(a, jobId) {
-      const apply = sqlite.transaction((): ApplyOutcome => {
+    async applyArticles(batch, jobId) {
+      const applyOne = (a: PreparedArticle): { outcome: ApplyOutcome; seq?: number } => {
         const at = nowIso()
         const existing = db
           .select({
@@ -435,7 +440,7 @@ export function createStore(db: Db, sqlite: Database, vectors: { model: string; 
           .from(articles)
           .where(eq(articles.canonicalUrl, a.canonicalUrl))
           .get()
-        if (existing && existing.contentHash === a.contentHash) return 'unchanged'
+        if (existing && existing.contentHash === a.contentHash) return { outcome: 'unchanged' }
         const keys = bandKeys(a.minhash)
         const articleId = existing?.articleId ?? newId()
         const duplicate = nearestDuplicate(a.minhash, keys, a.canonicalUrl)
@@ -507,16 +512,14 @@ export function createStore(db: Db, sqlite: Database, vectors: { model: string; 
             })
             .run()
         }
-        return existing ? 'updated' : 'created'
-      })
-      const outcome = apply.immediate()
-      if (outcome !== 'unchanged' && a.vector) {
-        const seq = sqlite
-          .query<{ seq: number }, [string]>('SELECT seq FROM articles WHERE canonical_url = ?')
-          .get(a.canonicalUrl)?.seq
-        if (seq !== undefined) index.put(seq, a.vector)
+        return { outcome: existing ? 'updated' : 'created', seq }
       }
-      return outcome
+      const results = sqlite.transaction(() => batch.map(applyOne)).immediate()
+      for (const [i, r] of results.entries()) {
+        const vector = batch[i]?.vector
+        if (r.seq !== undefined && vector) index.put(r.seq, vector)
+      }
+      return results.map((r) => r.outcome)
     },
 
     async getArticle(articleId) {

@@ -11,9 +11,10 @@
 import { type Coder, createCoder, popcount32 } from './rules/binary-code.ts'
 
 const INITIAL_CAPACITY = 1024
-const MIN_POOL = 1_000
-const POOL_SHARE = 50
-const MAX_POOL = 5_000
+/** Candidates the binary stage hands on: the larger of MIN_POOL and 1/POOL_SHARE of the index. */
+export const MIN_POOL = 1_000
+export const POOL_SHARE = 25
+const MAX_POOL = 8_000
 
 export interface Scored {
   seq: number
@@ -29,7 +30,7 @@ export interface VectorIndex {
   nearest(query: Float32Array, limit: number, allowed?: (seq: number) => boolean): Scored[]
 }
 
-export function createVectorIndex(dims: number): VectorIndex {
+export function createVectorIndex(dims: number, minPool = MIN_POOL): VectorIndex {
   const coder: Coder = createCoder(dims)
   const w = coder.words
   let capacity = INITIAL_CAPACITY
@@ -111,7 +112,7 @@ export function createVectorIndex(dims: number): VectorIndex {
     },
     nearest(query, limit, allowed) {
       if (count === 0 || limit <= 0) return []
-      const pool = Math.min(MAX_POOL, Math.max(MIN_POOL, Math.ceil(count / POOL_SHARE), limit))
+      const pool = Math.min(MAX_POOL, Math.max(minPool, Math.ceil(count / POOL_SHARE), limit))
       const picked = candidates(coder.encode(query), pool, allowed)
       const scored: Scored[] = []
       for (const slot of picked) {

@@ -1,6 +1,5 @@
 import { Elysia } from 'elysia'
 import { errorResponses } from '../../../common/errors.ts'
-import { callerOf } from '../auth.ts'
 import { Article, ArticleParams, ArticleVersions, DedupeCluster } from '../model.ts'
 import { getArticle, getCluster, getVersions } from '../service/articles.ts'
 import type { NdsDeps } from '../service/deps.ts'

@@ -1,6 +1,5 @@
 import { Elysia } from 'elysia'
 import { errorResponses } from '../../../common/errors.ts'
-import { callerOf } from '../auth.ts'
 import { FilterSearchRequest, SearchResponse, SemanticSearchRequest } from '../model.ts'
 import type { NdsDeps } from '../service/deps.ts'
 import { filterSearch, semanticSearch } from '../service/search.ts'

@@ -191,9 +191,11 @@ function createSink(deps: NdsDeps, job: JobRow, tally: Tally) {
     } catch (err) {
       addError(tally, 'embedding', (err as Error).message)
     }
-    for (const [i, p] of changed.entries()) {
-      const minhash = signature(`${p.title} ${p.body}`)
-      const outcome = await deps.store.applyArticle({ ...p, minhash, vector: vectors[i] }, job.jobId)
+    const outcomes = await deps.store.applyArticles(
+      changed.map((p, i) => ({ ...p, minhash: signature(`${p.title} ${p.body}`), vector: vectors[i] })),
+      job.jobId,
+    )
+    for (const outcome of outcomes) {
       bump(tally, outcome)
       deps.metrics.ingested.inc({ source: job.source, outcome })
     }
