@@ -8,13 +8,16 @@ import { ndsCredentials } from './auth.ts'
 import { meta } from './meta.ts'
 import { createNdsMetrics } from './metrics.ts'
 import { articleRoutes } from './routes/articles.ts'
+import { datasetRoutes } from './routes/datasets.ts'
 import { ingestRoutes } from './routes/ingest.ts'
+import { researchRunRoutes } from './routes/research.ts'
 import { searchRoutes } from './routes/search.ts'
 import { statusRoutes } from './routes/status.ts'
 import { createDrainer } from './runner.ts'
 import type { NdsDeps, NdsSettings } from './service/deps.ts'
 import { builtinEmbedder, remoteEmbedder } from './service/embedder.ts'
 import { executeJob } from './service/ingest.ts'
+import { executeRun } from './service/research.ts'
 import { createStore } from './store.ts'
 
 const integer = (min: number, max: number, dflt: number, description: string) =>
@@ -157,7 +160,7 @@ export const nds: HttpUnit = defineUnit({
       version: ctx.version,
       startedAt: ctx.startedAt,
       kickJobs: () => jobs.kick(),
-      kickRuns: () => undefined,
+      kickRuns: () => runs.kick(),
       now: () => Date.now(),
     }
     const jobs = createDrainer(
@@ -171,11 +174,35 @@ export const nds: HttpUnit = defineUnit({
       },
       ctx.log,
     )
+    const runs = createDrainer(
+      'research-runs',
+      {
+        recover: () => store.recoverRuns(settings.jobMaxAttempts),
+        claim: () => store.claimRun(),
+        execute: (run) => executeRun(deps, run),
+        fail: (run, message) => store.finishRun(run.runId, 'failed', null, message),
+      },
+      ctx.log,
+    )
+    // One background task drives both queues, so readiness and tests see one worker.
     const worker = {
-      ...jobs,
+      name: 'nds-worker',
       start() {
         workerStarted = true
         jobs.start()
+        runs.start()
+      },
+      kick() {
+        jobs.kick()
+        runs.kick()
+      },
+      async idle() {
+        await jobs.idle()
+        await runs.idle()
+      },
+      async stop() {
+        await jobs.stop()
+        await runs.stop()
       },
     }
     const routes = new Elysia({ name: 'nds:routes' })
@@ -183,6 +210,8 @@ export const nds: HttpUnit = defineUnit({
       .use(ingestRoutes(deps))
       .use(searchRoutes(deps))
       .use(articleRoutes(deps))
+      .use(datasetRoutes(deps))
+      .use(researchRunRoutes(deps))
       .use(metricsRoute(ctx.metrics.registry))
     return { routes, background: [worker], securitySchemes: auth.securitySchemes }
   },

@@ -53,6 +53,16 @@ export interface PreparedArticle extends NormalizedArticle {
   vector?: Float32Array
 }
 
+/** A query and filters: what snapshots, exports and research runs select. */
+export interface Selection {
+  match?: string
+  filters: SearchFilters
+}
+
+export type Bucket = 'hour' | 'day' | 'week'
+/** strftime formats of the time buckets (ISO week-ish: year and Monday-based week number). */
+const BUCKET_FORMAT: Record<Bucket, string> = { hour: '%Y-%m-%dT%H:00:00Z', day: '%Y-%m-%d', week: '%Y-W%W' }
+
 export type ApplyOutcome = 'created' | 'updated' | 'unchanged'
 
 export interface SearchFilters {
@@ -130,6 +140,17 @@ export interface NdsStore {
     limit: number
   }): Promise<FilterHit[]>
   allowedSeqs(filters: SearchFilters): Promise<Set<number> | undefined>
+  /** Articles a query selects, in seq order (snapshots), at most `limit`. */
+  selectArticles(q: Selection, limit: number): Promise<ArticleRow[]>
+  articleBuckets(
+    q: Selection & { from: string; to: string; bucket: Bucket },
+  ): Promise<{ bucket: string; articles: number; sources: number }[]>
+  topSources(q: Selection, limit: number): Promise<{ source_name: string; articles: number }[]>
+  topEntities(q: Selection, limit: number): Promise<{ entity: string; articles: number }[]>
+  clusterSummaries(
+    q: Selection,
+    limit: number,
+  ): Promise<{ cluster_id: string; members: number; representative_title: string }[]>
   semanticCandidates(
     query: Float32Array,
     limit: number,
@@ -154,7 +175,7 @@ export interface NdsStore {
   ): Promise<{ contentType: string; bytes: Uint8Array; sha256: string } | undefined>
   insertExport(e: Omit<ExportRow, 'exportId' | 'createdAt'>): Promise<ExportRow>
   getExport(exportId: string): Promise<ExportRow | undefined>
-  eventBuckets(q: { from: string; to: string; bucket: string }): Promise<
+  eventBuckets(q: { from: string; to: string; bucket: Bucket }): Promise<
     {
       bucket: string
       events: number
@@ -221,6 +242,18 @@ function filterClauses(f: SearchFilters, alias = 'a'): { where: string[]; params
   }
   if (f.representative_only) where.push(`${alias}.cluster_id = ${alias}.article_id`)
   return { where, params }
+}
+
+/** `SELECT a.seq …` of the articles a selection admits, with its parameters. */
+function selectionSql(q: Selection): { sql: string; params: (string | number)[] } {
+  const { where, params } = filterClauses(q.filters)
+  if (q.match !== undefined) {
+    return {
+      sql: `SELECT a.seq FROM articles_fts JOIN articles a ON a.seq = articles_fts.rowid WHERE ${['articles_fts MATCH ?', ...where].join(' AND ')}`,
+      params: [q.match, ...params],
+    }
+  }
+  return { sql: `SELECT a.seq FROM articles a ${where.length ? `WHERE ${where.join(' AND ')}` : ''}`, params }
 }
 
 const hasFilters = (f: SearchFilters) => filterClauses(f).where.length > 0
@@ -609,6 +642,55 @@ export function createStore(
       return new Set(rows.map((r) => r.seq))
     },
 
+    async selectArticles(q, limit) {
+      const sel = selectionSql(q)
+      const rows = sqlite
+        .query<RawArticleRow, (string | number)[]>(
+          `SELECT ${ARTICLE_COLUMNS} FROM articles a WHERE a.seq IN (${sel.sql}) ORDER BY a.seq LIMIT ?`,
+        )
+        .all(...sel.params, limit)
+      return rows.map(fromRaw)
+    },
+    async articleBuckets(q) {
+      const sel = selectionSql(q)
+      return sqlite
+        .query<{ bucket: string; articles: number; sources: number }, (string | number)[]>(
+          `SELECT strftime(?, a.published_at) AS bucket, count(*) AS articles, count(DISTINCT a.source_name) AS sources
+           FROM articles a WHERE a.seq IN (${sel.sql}) AND a.published_at >= ? AND a.published_at <= ?
+           GROUP BY bucket ORDER BY bucket`,
+        )
+        .all(BUCKET_FORMAT[q.bucket], ...sel.params, q.from, q.to)
+    },
+    async topSources(q, limit) {
+      const sel = selectionSql(q)
+      return sqlite
+        .query<{ source_name: string; articles: number }, (string | number)[]>(
+          `SELECT a.source_name, count(*) AS articles FROM articles a WHERE a.seq IN (${sel.sql})
+           GROUP BY a.source_name ORDER BY articles DESC, a.source_name LIMIT ?`,
+        )
+        .all(...sel.params, limit)
+    },
+    async topEntities(q, limit) {
+      const sel = selectionSql(q)
+      return sqlite
+        .query<{ entity: string; articles: number }, (string | number)[]>(
+          `SELECT e.entity, count(*) AS articles FROM article_entities e WHERE e.seq IN (${sel.sql})
+           GROUP BY e.entity ORDER BY articles DESC, e.entity LIMIT ?`,
+        )
+        .all(...sel.params, limit)
+    },
+    async clusterSummaries(q, limit) {
+      const sel = selectionSql(q)
+      return sqlite
+        .query<{ cluster_id: string; members: number; representative_title: string }, (string | number)[]>(
+          `SELECT a.cluster_id, count(*) AS members,
+             coalesce((SELECT r.title FROM articles r WHERE r.article_id = a.cluster_id), min(a.title)) AS representative_title
+           FROM articles a WHERE a.seq IN (${sel.sql})
+           GROUP BY a.cluster_id HAVING count(*) > 1 ORDER BY members DESC, a.cluster_id LIMIT ?`,
+        )
+        .all(...sel.params, limit)
+    },
+
     async semanticCandidates(query, limit, allowed) {
       const pool = index.nearest(query, Math.max(limit * 4, 40), allowed ? (s) => allowed.has(s) : undefined)
       if (pool.length === 0) return []
@@ -708,7 +790,7 @@ export function createStore(
              round(avg(goldstein), 4) AS avg_goldstein, round(avg(avg_tone), 4) AS avg_tone
            FROM events WHERE date_added >= ? AND date_added <= ? GROUP BY bucket ORDER BY bucket`,
         )
-        .all(bucket, from, to)
+        .all(BUCKET_FORMAT[bucket], from, to)
     },
 
     async insertRun(accountId, request) {
