@@ -8,6 +8,7 @@ import { ndsCredentials } from './auth.ts'
 import { meta } from './meta.ts'
 import { createNdsMetrics } from './metrics.ts'
 import { articleRoutes } from './routes/articles.ts'
+import { billingRoutes, paddleSignatures } from './routes/billing.ts'
 import { datasetRoutes } from './routes/datasets.ts'
 import { ingestRoutes } from './routes/ingest.ts'
 import { researchRunRoutes } from './routes/research.ts'
@@ -205,6 +206,7 @@ export const nds: HttpUnit = defineUnit({
         await runs.stop()
       },
     }
+    const signatures = paddleSignatures(deps)
     const routes = new Elysia({ name: 'nds:routes' })
       .use(statusRoutes(deps, () => workerStarted))
       .use(ingestRoutes(deps))
@@ -212,7 +214,12 @@ export const nds: HttpUnit = defineUnit({
       .use(articleRoutes(deps))
       .use(datasetRoutes(deps))
       .use(researchRunRoutes(deps))
+      .use(billingRoutes(deps, signatures))
       .use(metricsRoute(ctx.metrics.registry))
-    return { routes, background: [worker], securitySchemes: auth.securitySchemes }
+    return {
+      routes,
+      background: [worker],
+      securitySchemes: { ...auth.securitySchemes, ...signatures.securitySchemes },
+    }
   },
 })

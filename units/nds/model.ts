@@ -393,3 +393,19 @@ export const Gate = t.Object({
   checks: t.Array(GateCheck),
   summary: t.Optional(t.Record(t.String(), t.Unknown())),
 })
+
+export const PaddleNotificationBody = t.Object(
+  {
+    notification_id: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
+    event_id: t.String({ minLength: 1, maxLength: 200 }),
+    event_type: t.String({ minLength: 1, maxLength: 200 }),
+    occurred_at: t.String({ format: 'date-time' }),
+    data: t.Record(t.String(), t.Unknown()),
+  },
+  { additionalProperties: true },
+)
+export const PaddleAck = t.Object({
+  received: t.Boolean(),
+  notification_id: t.String(),
+  outcome: t.String({ description: 'applied, ignored, unknown_account or duplicate' }),
+})
