@@ -10,12 +10,15 @@ import { createNdsMetrics } from './metrics.ts'
 import { articleRoutes } from './routes/articles.ts'
 import { billingRoutes, paddleSignatures } from './routes/billing.ts'
 import { datasetRoutes } from './routes/datasets.ts'
+import { hostPolicy } from './routes/host-policy.ts'
 import { ingestRoutes } from './routes/ingest.ts'
+import { readinessRoutes } from './routes/readiness.ts'
 import { researchRunRoutes } from './routes/research.ts'
 import { searchRoutes } from './routes/search.ts'
 import { statusRoutes } from './routes/status.ts'
+import { supportRoutes } from './routes/support.ts'
 import { createDrainer } from './runner.ts'
-import type { NdsDeps, NdsSettings } from './service/deps.ts'
+import { type NdsDeps, type NdsSettings, PADDLE_SANDBOX_API } from './service/deps.ts'
 import { builtinEmbedder, remoteEmbedder } from './service/embedder.ts'
 import { executeJob } from './service/ingest.ts'
 import { executeRun } from './service/research.ts'
@@ -26,8 +29,6 @@ const integer = (min: number, max: number, dflt: number, description: string) =>
 const urlList = (description: string) =>
   T.String({ pattern: '^https?://[^\\s,]+(,\\s*https?://[^\\s,]+)*$', description })
 const secret = (description: string) => T.Optional(T.String({ minLength: 1, description }))
-
-export const PADDLE_SANDBOX_API = 'https://sandbox-api.paddle.com'
 
 const env = {
   NDS_RSS_FEEDS: T.Optional(urlList('comma-separated RSS or Atom feed URLs')),
@@ -208,6 +209,7 @@ export const nds: HttpUnit = defineUnit({
     }
     const signatures = paddleSignatures(deps)
     const routes = new Elysia({ name: 'nds:routes' })
+      .use(hostPolicy(settings))
       .use(statusRoutes(deps, () => workerStarted))
       .use(ingestRoutes(deps))
       .use(searchRoutes(deps))
@@ -215,6 +217,8 @@ export const nds: HttpUnit = defineUnit({
       .use(datasetRoutes(deps))
       .use(researchRunRoutes(deps))
       .use(billingRoutes(deps, signatures))
+      .use(supportRoutes(deps))
+      .use(readinessRoutes(deps, () => workerStarted))
       .use(metricsRoute(ctx.metrics.registry))
     return {
       routes,

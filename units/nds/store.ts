@@ -130,6 +130,7 @@ export interface NdsStore {
   getArticle(articleId: string): Promise<ArticleRow | undefined>
   articleVersions(articleId: string): Promise<VersionRow[]>
   clusterMembers(clusterId: string): Promise<ArticleRow[]>
+  articlesOfJob(jobId: string, limit: number): Promise<ArticleRow[]>
   articleCount(): Promise<number>
   insertEvents(rows: GdeltEventRow[]): Promise<number>
   // search
@@ -574,6 +575,15 @@ export function createStore(
         .orderBy(asc(articles.seq))
         .limit(1000)
         .all()
+    },
+    async articlesOfJob(jobId, limit) {
+      const rows = sqlite
+        .query<RawArticleRow, [string, number]>(
+          `SELECT ${ARTICLE_COLUMNS} FROM articles a WHERE a.article_id IN
+             (SELECT article_id FROM article_versions WHERE job_id = ?) ORDER BY a.seq LIMIT ?`,
+        )
+        .all(jobId, limit)
+      return rows.map(fromRaw)
     },
     async articleCount() {
       return sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM articles').get()?.n ?? 0

@@ -4,6 +4,9 @@ import type { NdsMetrics } from '../metrics.ts'
 import type { NdsStore } from '../store.ts'
 import type { Embedder } from './embedder.ts'
 
+/** Paddle Billing's sandbox API: the default until NDS_PADDLE_API_URL names production. */
+export const PADDLE_SANDBOX_API = 'https://sandbox-api.paddle.com'
+
 /** The unit's configuration, read once at start-up (index.ts) and passed down. */
 export interface NdsSettings {
   environment: 'development' | 'test' | 'production'
