@@ -1,7 +1,8 @@
 # syntax=docker/dockerfile:1
 # One image for every unit: the compiled single-file `svc` executable on a slim glibc base.
 #   docker build --build-arg SVC_BUILD_COMMIT=$(git rev-parse HEAD) -t svc .
-#   docker run -p 18080:18080 -v web-data:/data svc                  # WEB (the default command)
+#   docker run -p 18080:18080 -e PUBLIC_BASE_URL=https://www.example.com -v web-data:/data svc   # WEB (the default command)
+# Production is strict: WEB needs PUBLIC_BASE_URL (and TURNSTILE_SECRET_KEY to take contacts).
 #   docker run -p 18086:8080 -e PORT=8080 -v rms-data:/data svc unit rms
 # The unit is chosen by the command; each container owns one data volume.
 

@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import { EXAMPLE_HOST_FILES } from '../units/rms/example-host.ts'
-import type { AgentDoc } from '../units/rms/host-model.ts'
+import type { AgentDoc } from '../units/rms/model/host.ts'
 import { federationContract } from '../units/rms/rules/federation.ts'
 import { drive, type Result, ROOT, report, startUnit } from './lib.ts'
 

@@ -54,28 +54,53 @@ test('an operator who sets the ALS token keeps RMS as they configured it', () =>
   expect(envs.rms?.RMS_LOCAL_TOKENS).toBe('abcdefgh:user:ops:rw')
 })
 
-test('`svc suite web` runs the unit as its own process and stops cleanly on SIGTERM', async () => {
+test('`svc suite web prs` prints the table once both are live; `svc suite status` reads them; SIGTERM stops cleanly', async () => {
   const offset = 1000 + Math.floor(Math.random() * 2000)
-  const proc = Bun.spawn([process.execPath, 'bin/svc.ts', 'suite', 'web'], {
-    cwd: join(import.meta.dir, '..'),
-    env: {
-      ...process.env,
-      SVC_SUITE_PORT_OFFSET: String(offset),
-      SVC_DATA_DIR: tempDir(),
-    },
+  const env = { ...process.env, SVC_SUITE_PORT_OFFSET: String(offset), SVC_DATA_DIR: tempDir() }
+  const cwd = join(import.meta.dir, '..')
+  const proc = Bun.spawn([process.execPath, 'bin/svc.ts', 'suite', 'web', 'prs'], {
+    cwd,
+    env,
     stdout: 'ignore',
     stderr: 'pipe',
   })
-  const url = `http://127.0.0.1:${httpUnits.web.port + offset}/health`
-  let status = 0
-  for (let i = 0; i < 150 && status !== 200; i++) {
-    status = await fetch(url).then(
-      (r) => r.status,
-      () => 0,
-    )
-    if (status !== 200) await Bun.sleep(50)
+  const status = (names: string[]) =>
+    Bun.spawnSync([process.execPath, 'bin/svc.ts', 'suite', 'status', ...names], { cwd, env })
+  // Nothing of this suite listens yet on these shifted ports: not ready, exit 1.
+  const before = status(['web'])
+  expect(before.exitCode).toBe(1)
+  expect(before.stdout.toString()).toContain('live down')
+  let stderr = ''
+  const reader = proc.stderr.getReader()
+  const decoder = new TextDecoder()
+  while (!stderr.includes('units live in')) {
+    const { value, done } = await reader.read()
+    if (done) break
+    stderr += decoder.decode(value)
   }
-  expect(status).toBe(200)
+  const web = `http://127.0.0.1:${httpUnits.web.port + offset}`
+  const prs = `http://127.0.0.1:${httpUnits.prs.port + offset}`
+  expect(stderr).toContain('svc suite: 2 units live in')
+  expect(stderr).toContain(`web   ${web}  ${web}/health  ${web}/docs`)
+  expect(stderr).toContain(`prs   ${prs}  ${prs}/health  ${prs}/docs`)
+  expect((await fetch(`${web}/health`)).status).toBe(200)
+  const after = status(['web', 'prs'])
+  expect(after.stdout.toString()).toContain('ready 200 (/ready)')
+  expect(after.exitCode).toBe(0)
   proc.kill('SIGTERM')
   expect(await proc.exited).toBe(0)
+})
+
+test('`svc suite status` with an unknown unit is bad usage (exit 2)', () => {
+  const run = Bun.spawnSync([process.execPath, 'bin/svc.ts', 'suite', 'status', 'nosuch'], {
+    cwd: join(import.meta.dir, '..'),
+  })
+  expect(run.exitCode).toBe(2)
+  expect(run.stderr.toString()).toContain('unknown unit(s) nosuch')
+})
+
+test('EIS gets the PWS support handoff route PWS serves (singular) and the token PWS expects', () => {
+  const envs = suiteEnv(['eis', 'pws'], {})
+  expect(envs.eis?.SVC_SUPPORT_HANDOFF_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1\/support\/handoff$/)
+  expect(envs.eis?.SVC_SUPPORT_HANDOFF_TOKEN).toBe(envs.pws?.PWS_SUPPORT_HANDOFF_TOKEN)
 })

@@ -5,16 +5,33 @@
  * RMS) are generated once per start unless the operator set them.
  */
 import { randomBytes } from 'node:crypto'
-import type { Env } from '../common/runtime.ts'
+import type { Env } from '../runtime/run.ts'
 import { httpUnits } from '../units/registry.ts'
 
 type UnitName = keyof typeof httpUnits
 
 const LOOPBACK = '127.0.0.1'
 
+const MAX_PORT = 65535
+
+/** SVC_SUITE_PORT_OFFSET as an integer; empty or unset is 0. */
+function portOffset(env: Env): number {
+  const raw = env.SVC_SUITE_PORT_OFFSET?.trim() ?? ''
+  return raw === '' ? 0 : Number(raw)
+}
+
 /** A unit's port in the suite: its default, shifted by SVC_SUITE_PORT_OFFSET (two suites on one host). */
 export function suitePort(name: string, env: Env): number {
-  return (httpUnits[name as UnitName]?.port ?? 0) + Number(env.SVC_SUITE_PORT_OFFSET ?? 0)
+  return (httpUnits[name as UnitName]?.port ?? 0) + portOffset(env)
+}
+
+/** The offset's problem, as one line naming the variable, or undefined when every port is valid. */
+export function portOffsetProblem(names: readonly string[], env: Env): string | undefined {
+  const offset = portOffset(env)
+  const ports = names.map((n) => suitePort(n, env))
+  if (Number.isInteger(offset) && ports.every((p) => p >= 1 && p <= MAX_PORT)) return undefined
+  const given = JSON.stringify(env.SVC_SUITE_PORT_OFFSET)
+  return `SVC_SUITE_PORT_OFFSET: expected an integer that keeps every unit's port within 1-${MAX_PORT}, got ${given}`
 }
 
 /** The peer wiring: which variable of which consumer points at which producer route. */
@@ -46,7 +63,7 @@ export function suiteEnv(names: readonly string[], env: Env): Record<string, Env
     eis: {
       ERP_API_SHARED_SECRET: contactSecret,
       ...(has('pws') && {
-        SVC_SUPPORT_HANDOFF_URL: `${url('pws')}/api/v1/support/handoffs`,
+        SVC_SUPPORT_HANDOFF_URL: `${url('pws')}/api/v1/support/handoff`,
         SVC_SUPPORT_HANDOFF_TOKEN: handoffToken,
       }),
     },
@@ -80,12 +97,14 @@ export async function runSuite(requested: string[], env: Env): Promise<void> {
     process.exit(2)
   }
   const names = requested.length > 0 ? requested : Object.keys(httpUnits)
+  const offsetProblem = portOffsetProblem(names, env)
+  if (offsetProblem) {
+    process.stderr.write(`svc suite: bad configuration: ${offsetProblem}\n`)
+    process.exit(2)
+  }
   const envs = suiteEnv(names, env)
   const children = names.map((name) =>
     Bun.spawn(unitCommand(name), { env: envs[name], stdout: 'inherit', stderr: 'inherit', stdin: 'ignore' }),
-  )
-  process.stderr.write(
-    `svc suite: ${names.map((n) => `${n} on http://${LOOPBACK}:${suitePort(n, env)}`).join(', ')}\n`,
   )
   let stopping = false
   const stop = (signal: NodeJS.Signals) => {
@@ -94,9 +113,18 @@ export async function runSuite(requested: string[], env: Env): Promise<void> {
   }
   process.on('SIGTERM', () => stop('SIGTERM'))
   process.on('SIGINT', () => stop('SIGINT'))
+  void announceWhenLive(names, env, () => stopping).then((late) => {
+    if (late === undefined || stopping) return
+    process.stderr.write(
+      `svc suite: ${late} did not answer ${httpUnits[late as UnitName].liveness} within ${START_DEADLINE_MS / 1000} s; stopping the suite\n`,
+    )
+    stop('SIGTERM')
+  })
   const codes = await Promise.all(
     children.map(async (child, i) => {
       const code = await child.exited
+      // A unit the stop signal reached before it installed its handler had nothing to drain.
+      if (stopping && child.signalCode !== null) return 0
       if (!stopping) {
         process.stderr.write(`svc suite: ${names[i]} exited with ${code}; stopping the suite\n`)
         stop('SIGTERM')
@@ -105,4 +133,121 @@ export async function runSuite(requested: string[], env: Env): Promise<void> {
     }),
   )
   process.exit(codes.every((c) => c === 0) && stopping ? 0 : 1)
+}
+
+/** How long every unit has to answer its liveness route before the suite gives up. */
+export const START_DEADLINE_MS = 15_000
+const PROBE_TIMEOUT_MS = 2_000
+const POLL_MS = 50
+
+const unitUrl = (name: string, env: Env) => `http://${LOOPBACK}:${suitePort(name, env)}`
+
+async function answers(url: string): Promise<number | undefined> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) })
+    await res.arrayBuffer()
+    return res.status
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Wait until every unit answers its liveness route with 200, then print the table of units, URLs
+ * and API pages. Resolves with the first unit still silent at the deadline, else undefined.
+ */
+async function announceWhenLive(
+  names: string[],
+  env: Env,
+  stopped: () => boolean,
+): Promise<string | undefined> {
+  const started = performance.now()
+  const waiting = new Set(names)
+  while (waiting.size > 0 && !stopped()) {
+    if (performance.now() - started > START_DEADLINE_MS) return [...waiting][0]
+    await Promise.all(
+      [...waiting].map(async (name) => {
+        const entry = httpUnits[name as UnitName]
+        if ((await answers(`${unitUrl(name, env)}${entry.liveness}`)) === 200) waiting.delete(name)
+      }),
+    )
+    if (waiting.size > 0) await Bun.sleep(POLL_MS)
+  }
+  if (stopped()) return undefined
+  const ms = Math.round(performance.now() - started)
+  process.stderr.write(
+    `${suiteTable(names, env)}svc suite: ${names.length} units live in ${ms} ms (Ctrl-C stops them all)\n`,
+  )
+  return undefined
+}
+
+/** The table `svc suite` prints once every unit is live. */
+export function suiteTable(names: readonly string[], env: Env): string {
+  const rows = names.map((name) => {
+    const entry = httpUnits[name as UnitName]
+    const url = unitUrl(name, env)
+    return [name, url, `${url}${entry.liveness}`, `${url}/docs`]
+  })
+  return table([['unit', 'url', 'liveness', 'API docs'], ...rows])
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? []
+  return rows
+    .map(
+      (r) =>
+        `${r
+          .map((c, i) => c.padEnd(widths[i] ?? 0))
+          .join('  ')
+          .trimEnd()}\n`,
+    )
+    .join('')
+}
+
+/**
+ * `svc suite status [name…]`: each unit's liveness and readiness on this host (ports shifted by
+ * SVC_SUITE_PORT_OFFSET as the suite shifts them), one line each. Exit 0 when every unit is
+ * ready, 1 when any is not, 2 on bad usage.
+ */
+export async function suiteStatus(
+  requested: string[],
+  env: Env,
+  out: (text: string) => void,
+): Promise<number> {
+  const unknown = requested.filter((n) => !Object.hasOwn(httpUnits, n))
+  if (unknown.length > 0) {
+    process.stderr.write(`svc suite status: unknown unit(s) ${unknown.join(', ')}\n`)
+    return 2
+  }
+  const names = requested.length > 0 ? requested : Object.keys(httpUnits)
+  const offsetProblem = portOffsetProblem(names, env)
+  if (offsetProblem) {
+    process.stderr.write(`svc suite status: bad configuration: ${offsetProblem}\n`)
+    return 2
+  }
+  const rows = await Promise.all(
+    names.map(async (name) => {
+      const entry: { liveness: string; readiness?: string } = httpUnits[name as UnitName]
+      const url = unitUrl(name, env)
+      const readiness = entry.readiness ?? entry.liveness
+      const [live, ready] = await Promise.all([
+        answers(`${url}${entry.liveness}`),
+        answers(`${url}${readiness}`),
+      ])
+      const ok = ready !== undefined && ready >= 200 && ready < 300
+      const show = (status: number | undefined) => (status === undefined ? 'down' : String(status))
+      return {
+        ok,
+        cells: [
+          name,
+          url,
+          `live ${show(live)}`,
+          `ready ${show(ready)} (${readiness})`,
+          ok ? 'ready' : 'NOT READY',
+        ],
+      }
+    }),
+  )
+  out(table(rows.map((r) => r.cells)))
+  return rows.every((r) => r.ok) ? 0 : 1
 }

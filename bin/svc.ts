@@ -7,24 +7,27 @@
  *   svc suite [name…]    run every HTTP unit (or the named ones), wired to each other
  *   svc <cli-unit> …     command-line units and unit subcommands (tel, mem, nds keys …)
  */
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { EXIT_USAGE } from '../common/cli.ts'
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from '../common/cli.ts'
 import { ConfigError } from '../common/config.ts'
-import { probeFile, readUnitConfig, runUnit } from '../common/runtime.ts'
-import { databasePath, openDatabase } from '../db/sqlite.ts'
+import { openUnitDatabase, probeFile, readUnitConfig, runUnit } from '../runtime/run.ts'
 import { cliUnits, httpUnits, registeredUnit, unitNames } from '../units/registry.ts'
-import { runSuite } from './suite.ts'
+import { runSuite, suiteStatus } from './suite.ts'
 
 const USAGE = `usage: svc <command>
   unit <name>       run one HTTP unit (${Object.keys(httpUnits).join(' ')})
   units             list the units with their ports and liveness routes
   migrate <name>    create or migrate a unit's SQLite database, then exit
   suite [name...]   run every HTTP unit (or the named ones), wired to each other
+  suite status [name...]  each unit's liveness and readiness on this host (exit 1 if any is not ready)
   probe [name]      exit 0 when the unit running on this data directory answers its liveness route
 ${Object.entries(cliUnits)
   .map(([name, u]) => `  ${`${name} <command>`.padEnd(18)}${u.title} (svc ${name} lists its commands)`)
   .join('\n')}`
+
+const PROBE_FILE = /^\.svc-.+\.listen\.json$/
+const PROBE_TIMEOUT_MS = 3000
 
 function usage(problem?: string): number {
   if (problem) process.stderr.write(`svc: ${problem}\n`)
@@ -34,21 +37,32 @@ function usage(problem?: string): number {
 
 /** Container health check: no curl in slim images, so the executable probes itself. */
 async function probe(name: string | undefined, env: Record<string, string | undefined>): Promise<number> {
-  const dataDir = env.SVC_DATA_DIR ?? './data'
+  if (name !== undefined && !registeredUnit(name)) return usage(`probe: unknown unit '${name}'`)
+  const dataDir = env.SVC_DATA_DIR || './data'
+  const unhealthy = (line: string) => {
+    process.stderr.write(`svc probe: ${line}\n`)
+    return EXIT_FAILED
+  }
+  if (!existsSync(dataDir)) return unhealthy(`the data directory ${dataDir} does not exist (SVC_DATA_DIR)`)
   // Without a name: the one unit that ran on this data directory (a container's case).
-  const files = readdirSync(dataDir).filter((f) => /^\.svc-.+\.listen\.json$/.test(f))
-  const file = name
-    ? probeFile(dataDir, name)
-    : files.length === 1
-      ? join(dataDir, files[0] ?? '')
-      : undefined
-  if (!file) return usage('probe: name the unit (several ran on this data directory)')
+  const ran = readdirSync(dataDir).filter((f) => PROBE_FILE.test(f))
+  if (!name && ran.length > 1) return usage('probe: name the unit (several ran on this data directory)')
+  const file = name ? probeFile(dataDir, name) : ran[0] && join(dataDir, ran[0])
+  if (!file || !existsSync(file)) {
+    return unhealthy(`${name ? `unit ${name} has` : 'no unit has'} started on the data directory ${dataDir}`)
+  }
+  let target: { port: number; liveness: string }
   try {
-    const { port, liveness } = JSON.parse(readFileSync(file, 'utf8'))
-    const res = await fetch(`http://127.0.0.1:${port}${liveness}`, { signal: AbortSignal.timeout(3000) })
-    return res.status === 200 ? 0 : 1
+    target = JSON.parse(readFileSync(file, 'utf8'))
   } catch {
-    return 1
+    return unhealthy(`${file} is unreadable`)
+  }
+  const url = `http://127.0.0.1:${target.port}${target.liveness}`
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) })
+    return res.status === 200 ? EXIT_OK : unhealthy(`GET ${url} answered ${res.status}`)
+  } catch {
+    return unhealthy(`GET ${url} did not answer within ${PROBE_TIMEOUT_MS} ms`)
   }
 }
 
@@ -78,10 +92,7 @@ async function main(argv: string[]): Promise<number | undefined> {
       const unit = await entry.load()
       try {
         const config = readUnitConfig(unit, env)
-        const db = openDatabase(
-          databasePath(unit.name, config.SVC_DATA_DIR, config.DATABASE_URL),
-          unit.migrations,
-        )
+        const db = openUnitDatabase(unit, config)
         console.log(`${unit.name}: database ready at ${db.path}`)
         db.close()
         return 0
@@ -95,6 +106,7 @@ async function main(argv: string[]): Promise<number | undefined> {
     case 'probe':
       return probe(rest[0], env)
     case 'suite':
+      if (rest[0] === 'status') return suiteStatus(rest.slice(1), env, (text) => process.stdout.write(text))
       await runSuite(rest, env)
       return undefined
     case undefined:

@@ -1,29 +1,21 @@
 import { describe, expect, test } from 'bun:test'
 import { Type as T } from '@sinclair/typebox'
+import { captureIo } from '../test/harness.ts'
 import {
   type Check,
-  type CliIo,
   checksOutcome,
   defineCli,
+  differences,
   EXIT_FAILED,
   EXIT_OK,
   EXIT_USAGE,
   overall,
+  redactedEnv,
+  redactValues,
+  versionFrom,
 } from './cli.ts'
 
-function capture(): CliIo & { out: string; err: string } {
-  const io = {
-    out: '',
-    err: '',
-    stdout(text: string) {
-      io.out += text
-    },
-    stderr(text: string) {
-      io.err += text
-    },
-  }
-  return io
-}
+const capture = captureIo
 
 const checks = (...statuses: Check['status'][]): Check[] =>
   statuses.map((status, i) => ({ name: `check.${i}`, status, reason: `${status} because` }))
@@ -134,5 +126,51 @@ describe('overall', () => {
     expect(overall(checks('passed', 'unknown'))).toBe('unknown')
     expect(overall(checks('passed', 'passed'))).toBe('passed')
     expect(overall([])).toBe('unknown')
+  })
+})
+
+describe('versionFrom', () => {
+  const sha = '535ab8ef00473332514c83985a14639ed82cc572'
+  test('the highest v0.x.y tag on the commit wins; other tags are ignored', () => {
+    expect(versionFrom(sha, ['v0.2.0', 'v0.10.1', 'v1.0.0', 'release-7'])).toEqual({
+      version: '0.10.1',
+      source: 'tag',
+      tag: 'v0.10.1',
+      commit: sha,
+    })
+  })
+  test('no release tag: 0.0.0+<shortsha>; no commit: 0.0.0+unknown', () => {
+    expect(versionFrom(sha, ['v1.2.3']).version).toBe('0.0.0+535ab8e')
+    expect(versionFrom('unknown', []).source).toBe('unknown')
+  })
+})
+
+describe('differences', () => {
+  test('objects by key, plain arrays as sets, a missing side is null', () => {
+    expect(differences({ a: [1, 2], b: { c: 'x' } }, { a: [2, 3], b: {} })).toEqual([
+      { path: '/a', expected: 1, observed: null },
+      { path: '/a', expected: null, observed: 3 },
+      { path: '/b/c', expected: 'x', observed: null },
+    ])
+    expect(differences({ a: [{ x: 1 }] }, { a: [{ x: 1 }] })).toEqual([])
+  })
+})
+
+describe('redaction', () => {
+  test('secret variables and URL credentials are redacted; secret values vanish from text', () => {
+    const env = {
+      MEM_VECTOR_STORE_API_KEY: 'k-123456',
+      MEM_VECTOR_STORE_URL: 'http://u:p@q:6333/',
+      MEM_COLLECTION: 'memory',
+    }
+    expect(redactedEnv(env, [...Object.keys(env), 'UNSET'])).toEqual({
+      MEM_VECTOR_STORE_API_KEY: '[redacted]',
+      MEM_VECTOR_STORE_URL: 'http://q:6333/',
+      MEM_COLLECTION: 'memory',
+      UNSET: null,
+    })
+    expect(redactValues('key=k-123456; again k-123456', ['k-123456'])).toBe(
+      'key=[redacted]; again [redacted]',
+    )
   })
 })

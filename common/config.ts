@@ -14,7 +14,7 @@ export const SvcEnv = T.Union([T.Literal('development'), T.Literal('test'), T.Li
   default: 'development',
 })
 
-/** Variables every HTTP unit reads (CONTRACTS.md §1). */
+/** Variables every HTTP unit reads (docs/conventions.md §1). */
 export const baseEnv = {
   PORT: T.Optional(T.Integer({ minimum: 0, maximum: 65535, description: 'a TCP port 0-65535' })),
   HOST: T.String({ default: '0.0.0.0', minLength: 1, description: 'a bind address' }),

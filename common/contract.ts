@@ -72,19 +72,7 @@ export const PortPolicy = T.Union(
   { description: 'static-required: consumers rely on the exact port; default-overridable: PORT may move it' },
 )
 
-/** The documentation sections a contract may require, with the heading words that satisfy each. */
-export const DOCS_SECTIONS = {
-  tool_profile: ['what', 'overview', 'profile', 'purpose', 'summary', 'about'],
-  capabilities: ['capabilit', 'feature', 'behaviour', 'behavior', 'what it does'],
-  api: ['route', 'api', 'endpoint', 'command', 'surface'],
-  configuration: ['configuration', 'environment', 'settings', 'config'],
-  integrations: ['integration', 'peer', 'depend', 'consum', 'wiring'],
-  decisions: ['decision', 'silent', 'choice'],
-  not_done: ['not done', 'not implemented', 'limitation', 'missing', 'out of scope', 'gaps', 'left out'],
-  open_source_inventory: ['open source', 'open-source', 'dependenc', 'librar', 'inventory', 'third-party'],
-  benchmarks: ['benchmark', 'performance'],
-} as const satisfies Record<string, readonly string[]>
-export type DocsSectionKey = keyof typeof DOCS_SECTIONS
+/** The documentation sections a contract may require (PRS's docs rules say what satisfies each). */
 export const DocsSection = T.Union(
   [
     T.Literal('tool_profile'),
@@ -101,6 +89,7 @@ export const DocsSection = T.Union(
     description: 'documentation section key',
   },
 )
+export type DocsSectionKey = Static<typeof DocsSection>
 
 export const FieldType = T.Union([
   T.Literal('string'),

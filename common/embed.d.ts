@@ -7,3 +7,7 @@ declare module '*.css' {
   const path: string
   export default path
 }
+declare module 'swagger-ui-dist/swagger-ui-bundle.js' {
+  const path: string
+  export default path
+}

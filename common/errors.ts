@@ -46,7 +46,7 @@ export const ErrorEnvelope = t.Object(
       details: t.Optional(t.Unknown()),
     }),
   },
-  { additionalProperties: true, description: 'Error envelope (CONTRACTS.md §2)' },
+  { additionalProperties: true, description: 'Error envelope (docs/conventions.md §2)' },
 )
 
 export interface Envelope {

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto'
 import canonicalize from 'canonicalize'
 
-/** RFC 8785 canonical JSON text of a value (CONTRACTS.md §2). */
+/** RFC 8785 canonical JSON text of a value (docs/conventions.md §2). */
 export function canonicalJson(value: unknown): string {
   const text = canonicalize(value)
   if (text === undefined) throw new TypeError('value has no canonical JSON form')

@@ -117,7 +117,7 @@ export interface HttpMetrics {
   http: HttpRequestMetrics
 }
 
-/** Each unit owns one registry; names are prefixed `svc_` (CONTRACTS.md §2). */
+/** Each unit owns one registry; names are prefixed `svc_` (docs/conventions.md §2). */
 export function createHttpMetrics(unit: string): HttpMetrics {
   const registry = new Registry()
   registry.setDefaultLabels({ unit })

@@ -1,4 +1,5 @@
 import { type AnyElysia, t } from 'elysia'
+import { DEFAULT_DOCS_PAGES, type DocsPage, serveDocsPages } from './docs-pages.ts'
 import { ErrorEnvelope } from './errors.ts'
 
 export interface OpenApiInfo {
@@ -9,6 +10,8 @@ export interface OpenApiInfo {
   formRoutes: readonly string[]
   /** `components.securitySchemes`: the credentials the routes' `detail.security` names. */
   securitySchemes?: Record<string, Record<string, unknown>>
+  /** The interactive pages that render the document; Swagger UI at `/docs` unless given. */
+  docsPages?: readonly DocsPage[]
 }
 
 type Operation = { requestBody?: { content?: Record<string, unknown> } }
@@ -81,9 +84,13 @@ function allowNullInEnums(node: unknown): void {
   for (const value of Object.values(node)) allowNullInEnums(value)
 }
 
-/** Adds `GET <specPath>` serving the app's document, built once on first request. */
+/**
+ * Adds `GET <specPath>` serving the app's document, built once on first request, and the
+ * interactive pages that render it (`/docs`).
+ */
 export function serveOpenApi(app: AnyElysia, specPath: string, info: OpenApiInfo): AnyElysia {
   let document: ReturnType<typeof openApiDocument> | undefined
+  serveDocsPages(app, specPath, info.title, info.docsPages ?? DEFAULT_DOCS_PAGES)
   return app.get(specPath, async () => (document ??= openApiDocument(app, info, [specPath])), {
     response: {
       200: t.Object(

@@ -9,9 +9,10 @@
  *   return { routes, background: [poller] }      // the runtime starts and stops it
  *   await poller.runOnce()                         // run now (joins a run in flight)
  */
+
+import type { BackgroundTask } from './background.ts'
 import { type Backoff, backoffDelayMs } from './backoff.ts'
 import type { Logger } from './logger.ts'
-import type { BackgroundTask } from './unit.ts'
 
 /** A lease across processes (see `db/lease.ts`): at most one holder runs the poller. */
 export interface PollerLease {

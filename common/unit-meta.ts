@@ -7,6 +7,8 @@ export interface UnitMeta {
   title: string
   port: number
   liveness: string
+  /** The readiness route (`svc suite status`, orchestrators' readiness probes); defaults to liveness. */
+  readiness?: string
 }
 
 export const unitMeta = <const M extends UnitMeta>(meta: M): M => meta

@@ -17,7 +17,7 @@ function appWithLog() {
   })
   const log = createLogger('t', 'info', sink)
   const app = new Elysia()
-    .use(wire({ unit: 't', log, metrics: createHttpMetrics('t'), maxBodyBytes: 1024 }))
+    .use(wire({ unit: 't', log, metrics: createHttpMetrics('t'), maxBodyBytes: 64 * 1024 }))
     .get('/boom', () => {
       throw new Error('secret internals at /work/main/x.ts')
     })
@@ -29,6 +29,15 @@ function appWithLog() {
     })
     .post('/echo', ({ body }) => body, { body: t.Object({ token: t.String({ minLength: 40 }) }) })
     .post('/any', ({ body }) => ({ got: body ?? null }), { body: t.Optional(t.Unknown()) })
+    .get('/list', ({ query }) => query, {
+      query: t.Object({
+        kind: t.Optional(t.Union([t.Literal('open'), t.Literal('closed')])),
+        limit: t.Optional(t.Integer({ minimum: 1, maximum: 100 })),
+      }),
+    })
+    .post('/options', ({ body }) => body, {
+      body: t.Object({ dry_run: t.Optional(t.Boolean({ default: false })) }),
+    })
   return { app, lines }
 }
 
@@ -117,4 +126,82 @@ describe('wire', () => {
     const required = await postJson(app, '/echo', '')
     expect(required.status).toBe(400)
   })
+
+  test('validation details name the field, the expectation and the allowed values of an enum', async () => {
+    const { app } = appWithLog()
+    const details = async (path: string) => (await (await call(app, path)).json()).error.details
+    expect(await details('/list?kind=')).toEqual([
+      { path: '/kind', message: "kind: expected one of 'open', 'closed'" },
+    ])
+    for (const limit of ['-1', 'abc', '1.5']) {
+      expect(await details(`/list?limit=${limit}`)).toEqual([
+        { path: '/limit', message: 'limit: expected an integer >= 1, <= 100' },
+      ])
+    }
+  })
+
+  test('a value whose own keys shadow Object.prototype is refused with a 400 naming the field', async () => {
+    const { app } = appWithLog()
+    for (const value of [
+      { toString: [] },
+      { toString: [], valueOf: [] },
+      { constructor: 1, __proto__: [] },
+    ]) {
+      const res = await postJson(app, '/echo', JSON.stringify({ token: value }))
+      expect(res.status).toBe(400)
+      expect((await res.json()).error.details).toEqual([
+        { path: '/token', message: 'token: expected a string of length >= 40' },
+      ])
+    }
+  })
+
+  test('an object body with defaults refuses every body that is not an object', async () => {
+    const { app } = appWithLog()
+    for (const text of ['[1,2,3]', '"hello"', '42', 'null', 'true']) {
+      const res = await postJson(app, '/options', text)
+      expect(res.status).toBe(400)
+      expect((await res.json()).error.details).toEqual([{ path: '/', message: 'body: expected an object' }])
+    }
+    expect(await (await postJson(app, '/options', '{}')).json()).toEqual({ dry_run: false })
+  })
+
+  test('a unit may replace the 413 body; the status, request id and log line stay', async () => {
+    const app = new Elysia()
+      .use(
+        wire({
+          unit: 'm',
+          log: createLogger('m', 'silent'),
+          metrics: createHttpMetrics('m'),
+          maxBodyBytes: 1024,
+          payloadTooLarge: () =>
+            new Response('payload too large', { headers: { 'content-type': 'text/plain; charset=utf-8' } }),
+        }),
+      )
+      .post('/publish', ({ body }) => body, { body: t.Object({ topic: t.String() }) })
+    for (const body of [JSON.stringify({ topic: 'x'.repeat(2000) }), chunkedBody(2000)]) {
+      const res = await call(app, '/publish', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-request-id': 'big-1' },
+        body,
+      })
+      expect(res.status).toBe(413)
+      expect(res.headers.get('x-request-id')).toBe('big-1')
+      expect(res.headers.get('content-type')).toBe('text/plain; charset=utf-8')
+      expect(await res.text()).toBe('payload too large')
+    }
+    const { app: plain } = appWithLog()
+    const res = await postJson(plain, '/any', JSON.stringify('x'.repeat(100_000)))
+    expect(res.status).toBe(413)
+    expect((await res.json()).error.code).toBe('payload_too_large')
+  })
 })
+
+/** A body with no length: counted on the bytes read. */
+function chunkedBody(bytes: number): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode(JSON.stringify({ topic: 'y'.repeat(bytes) })))
+      controller.close()
+    },
+  })
+}

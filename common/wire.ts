@@ -3,6 +3,7 @@ import { AppError, appErrorBody, type Envelope, envelope } from './errors.ts'
 import type { Logger } from './logger.ts'
 import type { HttpMetrics } from './metrics.ts'
 import { newId } from './time.ts'
+import { validationDetails, validationPart } from './validation.ts'
 
 export interface WireOptions {
   unit: string
@@ -19,6 +20,8 @@ export interface WireOptions {
    * still applies; the body is left unread here.
    */
   rawBodyRoutes?: readonly string[]
+  /** Replaces the 413 envelope (the mailbox adapter answers text `payload too large`). */
+  payloadTooLarge?: () => Response
 }
 
 interface RequestState {
@@ -37,14 +40,6 @@ function mediaType(request: Request): string {
   const raw = request.headers.get('content-type') ?? ''
   const semi = raw.indexOf(';')
   return (semi === -1 ? raw : raw.slice(0, semi)).trim().toLowerCase()
-}
-
-/** The pieces of a validation error a client may see: where and what, never the input itself. */
-function validationDetails(error: unknown): { path: string; message: string }[] {
-  const all = (error as { all?: { path?: string; message?: string; summary?: string }[] }).all ?? []
-  return all
-    .slice(0, 20)
-    .map((e) => ({ path: e.path || '/', message: e.summary ?? e.message ?? 'invalid value' }))
 }
 
 /**
@@ -91,11 +86,9 @@ export function wire(opts: WireOptions) {
       set.headers['x-request-id'] = id
       set.headers['x-content-type-options'] = 'nosniff'
       const length = Number(request.headers.get('content-length') ?? 0)
-      if (length > opts.maxBodyBytes) {
-        throw new AppError(413, 'payload_too_large', `The request body exceeds ${opts.maxBodyBytes} bytes.`)
-      }
+      if (length > opts.maxBodyBytes) throw payloadTooLarge(opts.maxBodyBytes)
     })
-    .onParse({ as: 'global' }, ({ request, route }) => {
+    .onParse({ as: 'global' }, async ({ request, route }) => {
       const type = mediaType(request)
       const key = `${request.method} ${route}`
       const allowed = formRoutes.has(key) ? FORM_TYPES : JSON_TYPES
@@ -110,7 +103,10 @@ export function wire(opts: WireOptions) {
         )
       }
       if (rawBodyRoutes.has(key)) return
-      if (type === 'application/json') return parseJsonBody(request)
+      if (type === 'application/json') return parseJsonText(await readBounded(request, opts.maxBodyBytes))
+      // Forms are parsed by Elysia; a body without a length is counted on a copy first.
+      if (!request.headers.has('content-length'))
+        await readBounded(request.clone() as Request, opts.maxBodyBytes)
     })
     .onAfterHandle({ as: 'global' }, ({ request, route, set, responseValue }) => {
       const status =
@@ -124,12 +120,50 @@ export function wire(opts: WireOptions) {
     .onError({ as: 'global' }, ({ code, error, set, request, route }) => {
       const { status, body } = toEnvelope(code, error)
       set.status = status
+      if (status === 413 && opts.payloadTooLarge) {
+        record(request, route || 'unmatched', status)
+        const res = opts.payloadTooLarge()
+        return new Response(res.body, { status, headers: mergeHeaders(res.headers, set.headers) })
+      }
       if (status >= 500) {
         log.error({ req_id: states.get(request)?.id, err: errorForLog(error), code }, 'request failed')
       }
       record(request, route || 'unmatched', status)
       return body
     })
+}
+
+function mergeHeaders(own: Headers, shared: Record<string, unknown>): Headers {
+  const out = new Headers(own)
+  for (const [name, value] of Object.entries(shared)) {
+    if (typeof value === 'string' && !out.has(name)) out.set(name, value)
+  }
+  return out
+}
+
+const payloadTooLarge = (max: number) =>
+  new AppError(413, 'payload_too_large', `The request body exceeds ${max} bytes.`)
+
+/**
+ * The body as text, counted on the bytes actually received: a chunked body has no length to
+ * check up front, so reading stops at the first byte over the limit.
+ */
+async function readBounded(request: Request, max: number): Promise<string> {
+  if (!request.body) return ''
+  const reader = request.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > max) {
+      await reader.cancel().catch(() => {})
+      throw payloadTooLarge(max)
+    }
+    chunks.push(value)
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks))
 }
 
 /**
@@ -139,11 +173,7 @@ export function wire(opts: WireOptions) {
  * I-JSON (RFC 7493) forbids and RFC 8785 hashing cannot encode. An empty body is left to
  * Elysia, so routes with an optional body still see `undefined`.
  */
-async function parseJsonBody(request: Request): Promise<unknown> {
-  return parseJsonText(await request.text())
-}
-
-/** The JSON text of a body, parsed and checked as every route's body is (see parseJsonBody). */
+/** The JSON text of a body, parsed and checked as every route's body is. */
 export function parseJsonText(text: string): unknown {
   if (text.trim() === '') return undefined
   let value: unknown
@@ -197,12 +227,11 @@ export function toEnvelope(code: string | number, error: unknown): { status: num
       if ((error as { type?: string }).type === 'response') {
         return { status: 500, body: envelope('internal_error', 'The service produced an invalid response.') }
       }
-      const where = (error as { type?: string }).type ?? 'request'
       return {
         status: 400,
         body: envelope(
           'validation_failed',
-          `The ${where} does not match the route's schema.`,
+          `The ${validationPart(error)} does not match the route's schema.`,
           validationDetails(error),
         ),
       }

@@ -39,10 +39,13 @@ export interface NewMessage {
   at?: string
 }
 
+/** The database or a transaction on it: `enqueue` joins the caller's write transaction. */
+export type DbWriter = Db | Parameters<Parameters<Db['transaction']>[0]>[0]
+
 /**
  * Add a message (synchronous, so it can run inside the unit's write transaction). Returns its id.
  */
-export function enqueue(db: Db, m: NewMessage): string {
+export function enqueue(db: DbWriter, m: NewMessage): string {
   const id = m.id ?? newId()
   const at = m.at ?? new Date().toISOString()
   db.insert(outboxMessages)

@@ -7,13 +7,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { TProperties } from '@sinclair/typebox'
 import { type AnyElysia, Elysia } from 'elysia'
-import { createLogger } from '../common/logger.ts'
+import { createLogger, type Logger } from '../common/logger.ts'
 import { createHttpMetrics } from '../common/metrics.ts'
 import { openApiDocument } from '../common/openapi.ts'
-import { type BootedUnit, bootUnit, type Env } from '../common/runtime.ts'
 import { rawBodyRouteKeys } from '../common/signature.ts'
-import type { HttpUnit, UnitConfig } from '../common/unit.ts'
 import { wire } from '../common/wire.ts'
+import { type BootedUnit, bootUnit, type Env } from '../runtime/run.ts'
+import type { HttpUnit, UnitConfig } from '../runtime/unit.ts'
 
 const ROOT = join(import.meta.dir, '..')
 
@@ -67,9 +67,11 @@ export function bootForTest<P extends TProperties>(
   unit: HttpUnit<P>,
   env: Env = {},
   dataDir = tempDir(`svc-${unit.name}-`),
+  /** A logger to read the unit's log lines; silent by default. */
+  log?: Logger,
 ): TestUnit<UnitConfig<P>> {
   const fullEnv: Env = { SVC_ENV: 'test', LOG_LEVEL: 'silent', SVC_DATA_DIR: dataDir, ...env }
-  const booted = bootUnit(unit, fullEnv)
+  const booted = bootUnit(unit, fullEnv, { log })
   const request = (path: string, init?: RequestInit) =>
     booted.app.handle(new Request(`http://localhost${path}`, init))
   return {
@@ -206,4 +208,42 @@ export async function runUnitProcess(
     },
     output: async () => (await new Response(proc.stdout).text()) + (await new Response(proc.stderr).text()),
   }
+}
+
+/** A unit booted in process and listening on 127.0.0.1 (a free port), for peers that call it over HTTP. */
+export function listenForTest<P extends TProperties>(
+  unit: HttpUnit<P>,
+  env: Env = {},
+): TestUnit<UnitConfig<P>> & { url: string } {
+  const booted = bootForTest(unit, env)
+  booted.app.listen({ port: 0, hostname: '127.0.0.1' })
+  const port = booted.app.server?.port
+  return {
+    ...booted,
+    url: `http://127.0.0.1:${port}`,
+    async dispose() {
+      await booted.app.stop(true)
+      await booted.dispose()
+    },
+  }
+}
+
+/** Output a command-line unit wrote, captured (`CliIo` of common/cli.ts). */
+export function captureIo(): {
+  out: string
+  err: string
+  stdout(text: string): void
+  stderr(text: string): void
+} {
+  const io = {
+    out: '',
+    err: '',
+    stdout(text: string) {
+      io.out += text
+    },
+    stderr(text: string) {
+      io.err += text
+    },
+  }
+  return io
 }

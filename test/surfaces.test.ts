@@ -78,7 +78,7 @@ describe.each(Object.entries(httpUnits))('%s', (name, entry) => {
           }
         }
       }
-      // Units with credentials on their routes say so (CONTRACTS.md §3).
+      // Units with credentials on their routes say so (docs/conventions.md §3).
       if (name === 'rms') expect(secured).toBeGreaterThan(40)
     } finally {
       setup.stop()

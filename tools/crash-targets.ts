@@ -3,7 +3,7 @@
  * 2xx answer acknowledges, and how to find that write in the unit's SQLite file after a restart.
  */
 import type { Database } from 'bun:sqlite'
-import type { Env } from '../common/runtime.ts'
+import type { Env } from '../runtime/run.ts'
 import { fakePeer, json } from '../test/harness.ts'
 
 export interface CrashTarget {

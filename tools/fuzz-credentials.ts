@@ -3,7 +3,7 @@
  * fields for its requests, and any fake peer the credentials need. A unit without an entry is
  * fuzzed with its default configuration and no credentials (right for open units).
  */
-import type { Env } from '../common/runtime.ts'
+import type { Env } from '../runtime/run.ts'
 import { fakePeer, json } from '../test/harness.ts'
 
 export interface FuzzSetup {
@@ -35,14 +35,14 @@ export const fuzzCredentials: Record<string, FuzzCredentials> = {
       stop: () => siteverify.stop(),
     }
   },
-  // RMS: a bearer token from the local token list (no projection layer in test, CONTRACTS.md §4).
+  // RMS: a bearer token from the local token list (no projection layer in test, docs/conventions.md §4).
   rms: () => ({
     env: { RMS_LOCAL_TOKENS: `${RMS_FUZZ_TOKEN}:user:fuzzer:rw` },
     headers: { authorization: `Bearer ${RMS_FUZZ_TOKEN}` },
     body: {},
     stop() {},
   }),
-  // ALS is open (CONTRACTS.md §3); it runs with promotions enabled, so signals are emitted and
+  // ALS is open (docs/conventions.md §3); it runs with promotions enabled, so signals are emitted and
   // proposals made, against an RMS approval lane stand-in that knows no approval (approve-check
   // then refuses with 422 approval_missing instead of failing closed on a missing lane).
   als: () => {
@@ -58,7 +58,7 @@ export const fuzzCredentials: Record<string, FuzzCredentials> = {
       stop: () => lane.stop(),
     }
   },
-  // PRS is open (CONTRACTS.md §3).
+  // PRS is open (docs/conventions.md §3).
   prs: none,
 }
 

@@ -7,13 +7,21 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { Elysia, t } from 'elysia'
 import fc from 'fast-check'
 import { badRequest, ErrorEnvelope } from '../common/errors.ts'
-import { defineUnit } from '../common/unit.ts'
+import { defineUnit } from '../runtime/unit.ts'
 import { bootForTest } from '../test/harness.ts'
 import { httpUnits } from '../units/registry.ts'
 import { type FuzzReport, type FuzzTarget, fuzzTarget, REPO_ROOT } from './lib/fuzzer.ts'
 import { operations } from './lib/openapi.ts'
 import { checkResponse } from './lib/properties.ts'
-import { describeRequest, type FuzzRequest, mutatedRequest, toRequest, validRequest } from './lib/requests.ts'
+import {
+  describeRequest,
+  type FuzzRequest,
+  mutatedRequest,
+  PROTOTYPE_KEYS,
+  shadowingObject,
+  toRequest,
+  validRequest,
+} from './lib/requests.ts'
 import { arbitrary, type Schema, validate } from './lib/schema.ts'
 import { openUnitTarget } from './lib/units.ts'
 
@@ -334,4 +342,38 @@ describe('every registered unit holds under fuzz', () => {
       expect(report.operations).toBeGreaterThan(0)
     }, 60_000)
   }
+})
+
+describe('prototype-shadowing objects (issue 10, defect 1)', () => {
+  test('the generator makes objects whose own keys shadow Object.prototype, which no template can print', () => {
+    const samples = fc.sample(shadowingObject(), { numRuns: 200, seed: 7 })
+    const keys = new Set(samples.flatMap((o) => Object.keys(o)))
+    for (const k of PROTOTYPE_KEYS) expect(keys.has(k)).toBe(true)
+    expect(samples.some((o) => Object.hasOwn(o, '__proto__'))).toBe(true)
+    const unprintable = samples.filter((o) => Object.hasOwn(o, 'toString'))
+    expect(unprintable.length).toBeGreaterThan(0)
+    for (const o of unprintable) expect(() => `${o}`).toThrow()
+  })
+
+  test('body mutations put them into fields, and the units refuse them with a 4xx', async () => {
+    const target = fakeTarget()
+    try {
+      const doc = (await (await target.handle(new Request('http://localhost/openapi.json'))).json()) as never
+      const op = operations(doc).find((o) => o.key === 'POST /items')!
+      const ctx = {
+        doc,
+        op,
+        credentials: { headers: {}, body: {} },
+        maxBodyBytes: target.maxBodyBytes,
+        pathMethods: ['POST'],
+      }
+      const shadowed = fc
+        .sample(mutatedRequest(ctx), { numRuns: 600, seed: 3 })
+        .filter((r) => r.kind.startsWith('own keys'))
+      expect(shadowed.length).toBeGreaterThan(0)
+      for (const req of shadowed) expect((await target.handle(toRequest(req))).status).toBe(400)
+    } finally {
+      await target.close()
+    }
+  })
 })

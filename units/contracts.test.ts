@@ -23,7 +23,7 @@ describe('unit contracts', () => {
     }
   })
 
-  test('ports and liveness routes match CONTRACTS.md §1', () => {
+  test('ports and liveness routes match docs/conventions.md §1', () => {
     for (const c of unitContracts) {
       const expected = PORTS[c.unit]
       if (!expected) {

@@ -15,7 +15,7 @@ import tel from './tel/contract.json' with { type: 'json' }
 import web from './web/contract.json' with { type: 'json' }
 import wta from './wta/contract.json' with { type: 'json' }
 
-/** In the order of CONTRACTS.md §1. */
+/** In the order of docs/conventions.md §1. */
 export const rawContracts: Record<string, unknown> = {
   rms,
   als,

@@ -7,8 +7,8 @@
  * that loads it (docs/benchmarks.md).
  */
 import type { CliUnit } from '../common/cli.ts'
-import type { HttpUnit } from '../common/unit.ts'
 import type { UnitMeta } from '../common/unit-meta.ts'
+import type { HttpUnit } from '../runtime/unit.ts'
 import { meta as als } from './als/meta.ts'
 import { meta as nds } from './nds/meta.ts'
 import { meta as prs } from './prs/meta.ts'
@@ -36,6 +36,8 @@ export interface RegisteredCli {
 }
 
 export const cliUnits: Record<string, RegisteredCli> = {
+  tel: { title: 'telephony-stack repository', load: async () => (await import('./tel/index.ts')).tel },
+  mem: { title: 'memory-stack repository', load: async () => (await import('./mem/index.ts')).mem },
   nds: { title: 'news data service API keys', load: async () => (await import('./nds/cli.ts')).ndsCli },
 }
 

@@ -6,7 +6,7 @@
 import { Database } from 'bun:sqlite'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Env } from '../../common/runtime.ts'
+import type { Env } from '../../runtime/run.ts'
 import { freePort, tempDir } from '../../test/harness.ts'
 import type { CrashTarget } from '../crash-targets.ts'
 import { REPO_ROOT } from './fuzzer.ts'

@@ -31,7 +31,7 @@ export const ENVELOPE_EXCEPTIONS: EnvelopeException[] = [
     status: 413,
     contentType: 'text/plain',
     body: 'payload too large',
-    why: 'CONTRACTS.md §3: the mailbox adapter answers an oversize publish with the text `payload too large`',
+    why: 'docs/conventions.md §3: the mailbox adapter answers an oversize publish with the text `payload too large`',
   },
   {
     unit: 'web',

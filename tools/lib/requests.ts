@@ -261,6 +261,30 @@ export const ODD_STRINGS = [
   'ＡＢＣ０１２',
 ]
 
+/** Keys of Object.prototype that code reaches through a value (`${v}`, `v.constructor`, …). */
+export const PROTOTYPE_KEYS = ['toString', 'valueOf', 'constructor', '__proto__', 'hasOwnProperty'] as const
+
+/**
+ * Objects whose own keys shadow Object.prototype, with JSON values (never callable): `${v}` or
+ * String(v) throws on them. Built through JSON.parse so `__proto__` is an own key, as a server
+ * parsing the request sees it.
+ */
+export function shadowingObject(): fc.Arbitrary<Record<string, unknown>> {
+  return fc
+    .tuple(
+      fc.subarray([...PROTOTYPE_KEYS], { minLength: 1 }),
+      fc.array(fc.jsonValue({ maxDepth: 1 }), {
+        minLength: PROTOTYPE_KEYS.length,
+        maxLength: PROTOTYPE_KEYS.length,
+      }),
+    )
+    .map(([keys, values]) =>
+      JSON.parse(
+        `{${keys.map((k, i) => `${JSON.stringify(k)}:${JSON.stringify(values[i] ?? null)}`).join(',')}}`,
+      ),
+    )
+}
+
 export const WRONG_TYPED_VALUES: unknown[] = [
   null,
   0,
@@ -432,9 +456,9 @@ function bodyMutations(): fc.Arbitrary<Mutation>[] {
       .tuple(
         fc.oneof(
           fc.string({ minLength: 1, maxLength: 16 }),
-          fc.constantFrom('__proto__', 'constructor', 'prototype', 'id', 'created_at', 'version'),
+          fc.constantFrom(...PROTOTYPE_KEYS, 'prototype', 'id', 'created_at', 'version'),
         ),
-        fc.jsonValue({ maxDepth: 2 }),
+        fc.oneof(fc.jsonValue({ maxDepth: 2 }), shadowingObject()),
       )
       .map(([key, value]) => ({
         label: 'extra field',
@@ -446,6 +470,16 @@ function bodyMutations(): fc.Arbitrary<Mutation>[] {
     fc.tuple(pick, fc.constantFrom(...WRONG_TYPED_VALUES)).map(([p, value]) => ({
       label: 'wrong type',
       apply: (req, ctx) => setField(req, ctx, p, value, `wrong type ${JSON.stringify(value)}`),
+    })),
+    fc.tuple(pick, shadowingObject(), fc.nat(3)).map(([p, value, where]) => ({
+      label: 'prototype keys',
+      apply: (req, ctx) => {
+        const kind = `own keys ${Object.keys(value).join(',')}`
+        // Mostly a field (where strings are declared), now and then the whole body.
+        return where === 0
+          ? { ...withBodyValue(req, value), kind: `${kind} (whole body)` }
+          : setField(req, ctx, p, value, kind)
+      },
     })),
     pick.map((p) => ({
       label: 'empty string',

@@ -79,6 +79,19 @@ describe('PRS family cache', () => {
     expect(prs.requests.length).toBeGreaterThanOrEqual(2)
   })
 
+  test('while PRS stays down the background task backs off (half a second, doubling), never a tight loop', async () => {
+    const prs = fakePeer(() => json({}, 503))
+    peers.push(prs)
+    const cache = createFamilyCache(settings(prs.url), log)
+    cache.start()
+    await Bun.sleep(1200)
+    await cache.stop()
+    // Attempts at 0, ~0.5 s and ~1.5 s: at most two within 1.2 s (a fixed short retry would make many).
+    expect(prs.requests.length).toBeGreaterThanOrEqual(1)
+    expect(prs.requests.length).toBeLessThanOrEqual(2)
+    expect(cache.snapshot()).toMatchObject({ state: 'unavailable', reachable: false })
+  })
+
   test('an unreachable registry is unavailable with the reason', async () => {
     const cache = createFamilyCache(settings(`http://127.0.0.1:${freePort()}`), log)
     const snap = await cache.refresh()

@@ -1,7 +1,8 @@
 import { Type as T } from '@sinclair/typebox'
 import type { Logger } from '../../common/logger.ts'
 import { callPeer } from '../../common/peer.ts'
-import type { BackgroundTask } from '../../common/unit.ts'
+import { createPoller } from '../../common/poller.ts'
+import type { BackgroundTask } from '../../runtime/unit.ts'
 
 /** The part of PRS's `GET /api/v1/contracts/matrix` ALS relies on (CONTRACTS.md §4). */
 export const MatrixAnswer = T.Object(
@@ -69,9 +70,6 @@ export function createFamilyCache(
   let reachable = false
   let lastError: string | null = settings.registryUrl ? 'not fetched yet' : 'SVC_REGISTRY_URL is not set'
   let inflight: Promise<FamilySnapshot> | undefined
-  let timer: ReturnType<typeof setTimeout> | undefined
-  let running = false
-  let retryMs = FIRST_RETRY_MS
 
   function snapshot(): FamilySnapshot {
     const age = cached ? now() - cached.fetchedAt : null
@@ -125,6 +123,19 @@ export function createFamilyCache(
     return inflight
   }
 
+  // In the background: every refresh period; while PRS fails, sooner (from half a second, doubling
+  // up to the refresh period). A failed fetch throws so that the poller backs off.
+  const poller = createPoller({
+    name: 'als:prs-families',
+    intervalMs: settings.refreshMs,
+    errorBaseMs: FIRST_RETRY_MS,
+    maxBackoffMs: settings.refreshMs,
+    run: async () => {
+      const snap = await refresh()
+      if (!snap.reachable) throw new Error(snap.last_error ?? 'PRS matrix unavailable')
+    },
+  })
+
   return {
     name: 'als:prs-families',
     maxAgeMs: settings.maxAgeMs,
@@ -132,22 +143,10 @@ export function createFamilyCache(
     refresh,
     ensureFresh: () => (snapshot().state === 'fresh' ? Promise.resolve(snapshot()) : refresh()),
     start() {
-      if (!settings.registryUrl || running) return
-      running = true
-      // While PRS fails, retry sooner (1 s, doubling up to the refresh period), then settle.
-      const tick = async () => {
-        const snap = await refresh()
-        if (!running) return
-        retryMs = snap.reachable ? FIRST_RETRY_MS : Math.min(retryMs * 2, settings.refreshMs)
-        timer = setTimeout(tick, snap.reachable ? settings.refreshMs : retryMs)
-        timer.unref?.()
-      }
-      void tick()
+      if (settings.registryUrl) poller.start()
     },
     async stop() {
-      running = false
-      if (timer) clearTimeout(timer)
-      timer = undefined
+      await poller.stop()
       await inflight?.catch(() => undefined)
     },
   }

@@ -2,7 +2,7 @@ import { Type as T } from '@sinclair/typebox'
 import { callPeer } from '../../common/peer.ts'
 import type { Approval } from './rules/approval.ts'
 
-/** The RMS approval lane's answer (CONTRACTS.md §4). */
+/** The RMS approval lane's answer (docs/conventions.md §4). */
 export const ApprovalAnswer = T.Object(
   {
     approval_id: T.String(),

@@ -5,4 +5,5 @@ export const meta = unitMeta({
   title: 'adaptive-learning service',
   port: 18096,
   liveness: '/health',
+  readiness: '/ready',
 })

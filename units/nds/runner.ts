@@ -6,8 +6,8 @@
  * No polling: nothing else inserts work into this unit's database.
  */
 
+import type { BackgroundTask } from '../../common/background.ts'
 import type { Logger } from '../../common/logger.ts'
-import type { BackgroundTask } from '../../common/unit.ts'
 
 export interface Queue<T> {
   recover(): Promise<{ requeued: number; failed: number }>

@@ -1,7 +1,7 @@
 /** Test helpers for NDS: a unit with its worker, API keys, and a server of the shipped fixtures. */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Env } from '../../common/runtime.ts'
+import type { Env } from '../../runtime/run.ts'
 import { bootForTest, type Json, type TestUnit } from '../../test/harness.ts'
 import { issueApiKey } from './auth.ts'
 import { nds } from './index.ts'

@@ -535,12 +535,13 @@ export const CompatibilityResponse = View(
 export const AdmissionRequest = t.Record(t.String(), t.Unknown(), {
   description: 'Admission input: see GET /api/v1/contracts/admission-governance (required_input)',
 })
+export const AdmissionVerdict = t.Union([t.Literal('admissible'), t.Literal('refused'), t.Literal('blocked')])
 export const AdmissionResponse = View(
   {
     dry_run: t.Literal(true),
     persisted: t.Literal(false),
     tool_key: S,
-    verdict: t.Union([t.Literal('admissible'), t.Literal('refused'), t.Literal('blocked')]),
+    verdict: AdmissionVerdict,
     steps: t.Array(
       t.Object({
         step: Type.Integer(),

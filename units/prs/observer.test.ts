@@ -221,3 +221,17 @@ describe('observations of live units', () => {
     )
   })
 })
+
+describe('the observation schedule', () => {
+  test('observes at start, waits the interval, and stops cleanly', async () => {
+    const pws = fakePws()
+    const { observer } = boot(`pws=${pws.url}`)
+    observer.start()
+    for (let i = 0; i < 100 && observer.stats().rounds === 0; i++) await Bun.sleep(10)
+    await Bun.sleep(50)
+    expect(observer.stats().rounds).toBe(1)
+    expect(pws.requests).toHaveLength(4)
+    await observer.stop()
+    expect(observer.stats()).toMatchObject({ rounds: 1, running: false, last_round_at: expect.any(String) })
+  })
+})

@@ -1,13 +1,15 @@
 /**
  * The bounded observation schedule: every interval, one GET per declared surface of every unit in
- * SVC_UNIT_URLS (liveness, manifest, PWS facts), each bounded by a timeout; rounds never overlap.
+ * SVC_UNIT_URLS (liveness, manifest, PWS facts), each bounded by a timeout; rounds never overlap
+ * (the suite's poller runs them: single flight, jitter, backoff if a round throws).
  */
 import type { UnitContract } from '../../common/contract.ts'
 import type { Logger } from '../../common/logger.ts'
 import { callPeer } from '../../common/peer.ts'
+import { createPoller } from '../../common/poller.ts'
 import { nowIso } from '../../common/time.ts'
-import type { BackgroundTask } from '../../common/unit.ts'
 import type { Db } from '../../db/sqlite.ts'
+import type { BackgroundTask } from '../../runtime/unit.ts'
 import type { Observation, SurfaceKind } from './rules/drift.ts'
 import { recordObservations } from './store.ts'
 
@@ -113,17 +115,16 @@ const signatureOf = (round: Observation[]) =>
   JSON.stringify(round.map((o) => [o.unit, o.surface, o.ok, o.status, o.reason, JSON.stringify(o.body)]))
 
 export function createObserver(opts: ObserverOptions): Observer {
-  let timer: ReturnType<typeof setInterval> | undefined
-  let running: Promise<Observation[]> | undefined
   let rounds = 0
   let lastAt: string | null = null
   let lastMs: number | null = null
   let lastSignature = ''
+  let lastRound: Observation[] = []
   const targets = opts.contracts
     .filter((c) => opts.urls[c.unit])
     .map((c) => ({ c, base: opts.urls[c.unit]!.replace(/\/+$/, '') }))
 
-  const round = async (): Promise<Observation[]> => {
+  const round = async (): Promise<void> => {
     const started = performance.now()
     // Units in parallel, a unit's surfaces in sequence: at most one open request per unit.
     const results = await Promise.all(
@@ -145,31 +146,30 @@ export function createObserver(opts: ObserverOptions): Observer {
     const signature = signatureOf(flat)
     const changed = signature !== lastSignature
     lastSignature = signature
+    lastRound = flat
     opts.onRound({ stored: flat.length, changed })
-    return flat
   }
 
-  const runOnce = () => {
-    running ??= round().finally(() => {
-      running = undefined
-    })
-    return running
-  }
+  const poller = createPoller({
+    name: 'prs:observer',
+    intervalMs: opts.intervalMs,
+    log: opts.log,
+    run: round,
+  })
 
   return {
     name: 'prs:observer',
-    runOnce,
-    start() {
-      void runOnce()
-      timer = setInterval(() => {
-        if (!running) void runOnce()
-      }, opts.intervalMs)
+    runOnce: async () => {
+      await poller.runOnce()
+      return lastRound
     },
-    async stop() {
-      if (timer) clearInterval(timer)
-      timer = undefined
-      await running
-    },
-    stats: () => ({ rounds, last_round_at: lastAt, last_round_ms: lastMs, running: running !== undefined }),
+    start: () => poller.start(),
+    stop: () => poller.stop(),
+    stats: () => ({
+      rounds,
+      last_round_at: lastAt,
+      last_round_ms: lastMs,
+      running: poller.stats().running,
+    }),
   }
 }

@@ -1,19 +1,22 @@
 /**
- * The control agent: a background loop that, while it holds the `reconcile` lease, scans the
- * runtime host, records the drift it sees, refreshes the tool-policy projection and delivers the
- * outbox. It never writes the host: changing the host takes an authorized patch apply.
+ * The control agent: a background loop (the suite's poller) that, while it holds the `reconcile`
+ * lease, scans the runtime host, records the drift it sees, refreshes the tool-policy projection
+ * and delivers the outbox (the shared one, target `event-sink`). It never writes the host:
+ * changing the host takes an authorized patch apply. The lease is RMS's own (generation, renewal
+ * count, transition log), offered to the poller as a `PollerLease`.
  */
-import { hostname } from 'node:os'
 import { AppError } from '../../common/errors.ts'
 import type { Logger } from '../../common/logger.ts'
 import { Counter, Gauge, type Registry } from '../../common/metrics.ts'
-import { callPeer } from '../../common/peer.ts'
-import { newId, nowIso } from '../../common/time.ts'
-import type { BackgroundTask } from '../../common/unit.ts'
+import { createPoller, type PollerLease } from '../../common/poller.ts'
+import { nowIso } from '../../common/time.ts'
+import { newHolderId } from '../../db/lease.ts'
+import { createOutbox } from '../../db/outbox.ts'
 import type { Db } from '../../db/sqlite.ts'
+import type { BackgroundTask } from '../../runtime/unit.ts'
 import type { AuthorityService } from './authority.ts'
 import { watchdogVerdict } from './rules/watchdog.ts'
-import type { RuntimeService } from './runtime.ts'
+import type { RuntimeService } from './service/runtime.ts'
 import * as store from './store.ts'
 
 export const RECONCILE_LEASE = 'reconcile'
@@ -33,16 +36,13 @@ export interface ControlOptions {
 
 export type ControlAgent = ReturnType<typeof createControlAgent>
 
-const OUTBOX_BATCH = 50
-const OUTBOX_MAX_BACKOFF_MS = 15 * 60_000
+/** Outbox retries: from one second, doubling, capped at 15 minutes; dead after 25 attempts. */
+const OUTBOX_BACKOFF = { baseMs: 1000, maxMs: 15 * 60_000 }
 
 export function createControlAgent(opts: ControlOptions) {
-  const holder = `${hostname()}:${process.pid}:${newId().slice(-12)}`
+  const holder = newHolderId()
   const startedAt = nowIso()
-  let timer: ReturnType<typeof setInterval> | undefined
-  let watchdogTimer: ReturnType<typeof setInterval> | undefined
-  let running: { runId: string; startedAt: string; promise: Promise<unknown> } | null = null
-  let nextRunAt: string | null = null
+  let running: { runId: string; startedAt: string; promise: Promise<store.ReconcileRow> } | null = null
   let lastWatchdog: (ReturnType<typeof watchdog> & { checked_at: string }) | null = null
 
   const runs = new Counter({
@@ -82,6 +82,26 @@ export function createControlAgent(opts: ControlOptions) {
     labelNames: ['result'] as const,
     registers: [opts.registry],
   })
+  const sink = opts.sink
+  const outbox = createOutbox({
+    name: 'rms-outbox',
+    db: opts.db,
+    log: opts.log,
+    registry: opts.registry,
+    backoff: OUTBOX_BACKOFF,
+    targets: {
+      [store.EVENT_SINK]: {
+        url: sink?.url,
+        timeoutMs: sink?.timeoutMs ?? 0,
+        // Computed per attempt: the token is configuration, never stored with the message.
+        headers: (m) => ({
+          'x-svc-event-id': m.id,
+          ...(sink?.token ? { authorization: `Bearer ${sink.token}` } : {}),
+        }),
+      },
+    },
+    onAttempt: (_m, result) => delivered.inc({ result: result === 'delivered' ? 'delivered' : 'failed' }),
+  })
 
   function currentLease() {
     return store.listLeases(opts.db).find((l) => l.name === RECONCILE_LEASE)
@@ -91,36 +111,25 @@ export function createControlAgent(opts: ControlOptions) {
     return l?.holder === holder && l.expiresAt !== null && Date.parse(l.expiresAt) > Date.now()
   }
 
-  async function deliverOutbox(): Promise<number> {
-    if (!opts.sink) return 0
-    let n = 0
-    for (const row of store.dueOutbox(opts.db, nowIso(), OUTBOX_BATCH)) {
-      const answer = await callPeer({
-        url: opts.sink.url,
-        method: 'POST',
-        body: row.payload,
-        headers: {
-          'content-type': 'application/json; charset=utf-8',
-          'x-svc-event-id': row.eventId,
-          ...(opts.sink.token ? { authorization: `Bearer ${opts.sink.token}` } : {}),
-        },
-        timeoutMs: opts.sink.timeoutMs,
-      })
-      if (answer.ok) {
-        store.markOutbox(opts.db, row.eventId, { delivered: true })
-        delivered.inc({ result: 'delivered' })
-        n++
-      } else {
-        const backoff = Math.min(OUTBOX_MAX_BACKOFF_MS, 1000 * 2 ** Math.min(row.attempts, 20))
-        store.markOutbox(opts.db, row.eventId, {
-          delivered: false,
-          error: `${answer.reason}: ${answer.message}`,
-          nextAttemptAt: new Date(Date.now() + backoff).toISOString(),
-        })
-        delivered.inc({ result: 'failed' })
-      }
+  /** Take or renew the reconcile lease; a refusal is counted, a change of holder logged. */
+  function takeLease(): store.LeaseOutcome {
+    const lease = store.acquireLease(opts.db, RECONCILE_LEASE, holder, opts.leaseDurationS)
+    if (!lease.held) runs.inc({ outcome: 'skipped_lease_held' })
+    else if (lease.transition !== 'renewed') {
+      opts.log.info({ lease: RECONCILE_LEASE, holder, transition: lease.transition }, 'lease transition')
     }
-    return n
+    return lease
+  }
+
+  /** RMS's lease (generation, renewals, transitions) as the poller's lease. */
+  const reconcileLease: PollerLease = {
+    durationMs: opts.leaseDurationS * 1000,
+    acquire: () => takeLease().held,
+    // After the reconcile in flight (a manual one may run while the loop stops).
+    release: async () => {
+      await running?.promise
+      store.releaseLease(opts.db, RECONCILE_LEASE, holder)
+    },
   }
 
   async function work(runId: string) {
@@ -128,7 +137,7 @@ export function createControlAgent(opts: ControlOptions) {
       await opts.authority.refreshProjection()
       const d = opts.runtime.drift()
       if (!d.snapshot.readable) throw new Error(`runtime host unreadable: ${d.snapshot.error}`)
-      await deliverOutbox()
+      await outbox.deliverDue()
       const row = store.finishRun(opts.db, runId, {
         outcome: 'ok',
         driftItems: d.entries.length,
@@ -154,31 +163,45 @@ export function createControlAgent(opts: ControlOptions) {
     }
   }
 
-  /** One reconcile: only the lease holder runs it; a second process gets `lease_held`. */
-  async function reconcile(trigger: 'schedule' | 'manual') {
-    const lease = store.acquireLease(opts.db, RECONCILE_LEASE, holder, opts.leaseDurationS)
-    if (!lease.held) {
-      runs.inc({ outcome: 'skipped_lease_held' })
-      return { outcome: 'skipped' as const, lease: lease.lease, run: null }
-    }
-    if (lease.transition !== 'renewed') {
-      opts.log.info({ lease: RECONCILE_LEASE, holder, transition: lease.transition }, 'lease transition')
-    }
-    if (running) return { outcome: 'already_running' as const, lease: lease.lease, run: null }
+  /** Run one reconcile under a lease already held; null when one is running already. */
+  async function runHeld(trigger: 'schedule' | 'manual'): Promise<store.ReconcileRow | null> {
+    if (running) return null
     const run = store.startRun(opts.db, holder, trigger)
     const promise = work(run.runId)
     running = { runId: run.runId, startedAt: run.startedAt, promise }
     try {
-      const finished = await promise
-      return {
-        outcome: finished.outcome === 'ok' ? ('reconciled' as const) : ('failed' as const),
-        lease: lease.lease,
-        run: finished,
-      }
+      return await promise
     } finally {
       running = null
     }
   }
+
+  /** One reconcile now: only the lease holder runs it; a second process gets `lease_held`. */
+  async function reconcile(trigger: 'schedule' | 'manual') {
+    const lease = takeLease()
+    if (!lease.held) return { outcome: 'skipped' as const, lease: lease.lease, run: null }
+    const finished = await runHeld(trigger)
+    if (!finished) return { outcome: 'already_running' as const, lease: lease.lease, run: null }
+    return {
+      outcome: finished.outcome === 'ok' ? ('reconciled' as const) : ('failed' as const),
+      lease: lease.lease,
+      run: finished,
+    }
+  }
+
+  // The schedule: at the reconcile cadence while this process holds the lease. A failed reconcile
+  // backs off (doubling from one interval, capped at two so the watchdog never calls it overdue).
+  const loop = createPoller({
+    name: 'rms-control-agent',
+    intervalMs: opts.intervalS * 1000,
+    maxBackoffMs: 2 * opts.intervalS * 1000,
+    lease: reconcileLease,
+    log: opts.log,
+    run: async () => {
+      const finished = await runHeld('schedule')
+      if (finished?.outcome === 'failed') throw new Error(finished.error ?? 'reconcile failed')
+    },
+  })
 
   function watchdog() {
     const last = store.lastRuns(opts.db, 20).find((r) => r.holder === holder && r.finishedAt !== null)
@@ -195,35 +218,31 @@ export function createControlAgent(opts: ControlOptions) {
     )
   }
 
-  const tick = () => {
-    nextRunAt = new Date(Date.now() + opts.intervalS * 1000).toISOString()
-    void reconcile('schedule').catch((err: unknown) => {
-      opts.log.error({ err: (err as Error).message }, 'reconcile tick failed')
-    })
-  }
+  const watchdogLoop = createPoller({
+    name: 'rms-watchdog',
+    intervalMs: opts.watchdogIntervalS * 1000,
+    initialDelayMs: opts.watchdogIntervalS * 1000,
+    jitter: 0,
+    log: opts.log,
+    run: async () => {
+      lastWatchdog = { ...watchdog(), checked_at: nowIso() }
+      if (lastWatchdog.state === 'stalled' || lastWatchdog.state === 'overdue') {
+        opts.log.error({ watchdog: lastWatchdog }, 'control-agent watchdog')
+      }
+    },
+  })
 
   const task: BackgroundTask = {
     name: 'rms-control-agent',
     start() {
-      if (timer) return
-      timer = setInterval(tick, opts.intervalS * 1000)
-      watchdogTimer = setInterval(() => {
-        lastWatchdog = { ...watchdog(), checked_at: nowIso() }
-        if (lastWatchdog.state === 'stalled' || lastWatchdog.state === 'overdue') {
-          opts.log.error({ watchdog: lastWatchdog }, 'control-agent watchdog')
-        }
-      }, opts.watchdogIntervalS * 1000)
-      tick()
+      loop.start()
+      watchdogLoop.start()
     },
     async stop() {
-      if (timer) clearInterval(timer)
-      if (watchdogTimer) clearInterval(watchdogTimer)
-      timer = undefined
-      watchdogTimer = undefined
-      nextRunAt = null
-      await running?.promise
+      await Promise.all([loop.stop(), watchdogLoop.stop()])
+      // A manual reconcile may hold the lease while the loop never ran: release it either way.
       try {
-        store.releaseLease(opts.db, RECONCILE_LEASE, holder)
+        await reconcileLease.release()
       } catch (err) {
         opts.log.warn({ err: (err as Error).message }, 'lease release failed')
       }
@@ -237,10 +256,10 @@ export function createControlAgent(opts: ControlOptions) {
     watchdog,
     holdsLease,
     currentLease,
-    deliverOutbox,
-    loopRunning: () => timer !== undefined,
+    deliverOutbox: () => outbox.deliverDue(),
+    loopRunning: () => loop.started(),
     runningNow: () => (running ? { run_id: running.runId, started_at: running.startedAt } : null),
-    nextRunAt: () => nextRunAt,
+    nextRunAt: () => loop.stats().next_run_at,
     lastWatchdogCheck: () => lastWatchdog,
     startedAt,
   }

@@ -3,10 +3,10 @@ import { Type as T } from '@sinclair/typebox'
 import { Elysia, t } from 'elysia'
 import { urlString } from '../../common/config.ts'
 import { Gauge, PROMETHEUS_CONTENT_TYPE } from '../../common/metrics.ts'
-import { defineUnit } from '../../common/unit.ts'
 import { migrations } from '../../db/migrations/rms/index.ts'
 import { databaseReady } from '../../db/sqlite.ts'
-import { authorityPlugin, createAuthority, parseLocalTokens, SECURITY_SCHEMES } from './authority.ts'
+import { defineUnit } from '../../runtime/unit.ts'
+import { authorityPlugin, SECURITY_SCHEMES } from './authority.ts'
 import { createControlAgent } from './control.ts'
 import { shippedManifest } from './manifest.ts'
 import { meta } from './meta.ts'
@@ -20,7 +20,9 @@ import { READ_ERRORS, runtimeRoutes } from './routes/runtime.ts'
 import { setupRoutes } from './routes/setup.ts'
 import { statusRoutes } from './routes/status.ts'
 import { SEVERITIES } from './rules/drift.ts'
-import { createRuntime, seedHostDir } from './runtime.ts'
+import { parseLocalTokens } from './rules/local-tokens.ts'
+import { createAuthority } from './service/authority.ts'
+import { createRuntime, seedHostDir } from './service/runtime.ts'
 import * as store from './store.ts'
 
 /** The spec's cadence floor: reconcile and watchdog never run more often than once a minute. */
@@ -283,12 +285,15 @@ function registerGauges(
     help: 'Audit events in the outbox, by state.',
     labelNames: ['state'] as const,
     registers,
-    collect() {
-      safe(() => {
-        const o = store.outboxCounts(db)
+    async collect() {
+      try {
+        const o = await store.outboxCounts(db)
         this.set({ state: 'pending' }, o.pending)
         this.set({ state: 'delivered' }, o.delivered)
-      })
+        this.set({ state: 'dead' }, o.dead)
+      } catch {
+        // a scrape must never fail because one signal could not be read
+      }
     },
   })
   new Gauge({

@@ -51,15 +51,16 @@ export function shippedManifest() {
     },
     runtime_contract: {
       ...base.runtime_contract,
-      published_host_port: RMS_PORT,
-      container_port: RMS_CONTAINER_PORT,
-      port_policy_detail: {
-        policy: 'static-required',
+      // The spec's consumers read the port from this one field: the policy and both ports.
+      port_policy: {
+        policy: 'static-required' as const,
         published_host_port: RMS_PORT,
         container_port: RMS_CONTAINER_PORT,
         discovery:
           'read runtime_contract.port_policy; never infer the port from the container runtime or host scans',
       },
+      published_host_port: RMS_PORT,
+      container_port: RMS_CONTAINER_PORT,
       healthcheck: { interval_s: 120, minimum_interval_s: 20, low_cpu_interval_s: 180 },
       watchdog_minimum_cadence_s: 60,
     },

@@ -5,4 +5,5 @@ export const meta = unitMeta({
   title: 'runtime management service',
   port: 18086,
   liveness: '/health',
+  readiness: '/ready',
 })

@@ -1,7 +1,7 @@
 /** TypeBox schemas of RMS's wire resources, named after the spec's Resources part. */
-import { type TLiteral, type TProperties, type TUnion, Type } from '@sinclair/typebox'
+import { type TProperties, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { badRequest } from '../../common/errors.ts'
+import { lit } from '../../common/schema.ts'
 import { AuthorityMark } from './authority.ts'
 import {
   AgentClass,
@@ -16,39 +16,14 @@ import {
   TeamDoc,
   ToolProfileDoc,
   VoiceTargetDoc,
-} from './host-model.ts'
+} from './model/host.ts'
 
-type Lits<V extends readonly string[]> = { [K in keyof V]: TLiteral<V[K] & string> }
-/** A union of string literals, typed as a tuple so Elysia's handler types see the exact union. */
-const lit = <const V extends readonly [string, ...string[]]>(...values: V): TUnion<[...Lits<V>]> =>
-  t.Union(values.map((v) => t.Literal(v))) as never
 const Nullable = <S extends Parameters<typeof t.Union>[0][number]>(s: S) => t.Union([s, t.Null()])
 const Ts = t.String({ description: 'ISO 8601 UTC timestamp' })
 
 /** An internal answer: the payload plus the authority it was decided with. */
 export const Marked = <P extends TProperties>(props: P, description?: string) =>
   t.Object({ ...props, ...AuthorityMark }, description ? { description } : {})
-
-/**
- * Elysia strips unknown body fields before validation; write routes refuse them instead, so a
- * caller cannot believe it set a field RMS derives itself (the proposer, the decider). The
- * fields are noted before validation and refused after the authority decision.
- */
-export const rejectUnknownFields = (schema: { properties: Record<string, unknown> }) => {
-  const extras = new WeakMap<Request, string[]>()
-  return {
-    transform({ body, request }: { body: unknown; request: Request }) {
-      if (body === null || typeof body !== 'object' || Array.isArray(body)) return
-      const extra = Object.keys(body).filter((k) => !Object.hasOwn(schema.properties, k))
-      if (extra.length > 0) extras.set(request, extra)
-    },
-    beforeHandle({ request }: { request: Request }) {
-      const extra = extras.get(request)
-      if (extra)
-        throw badRequest('unknown_fields', 'The body has fields this route does not take.', { fields: extra })
-    },
-  }
-}
 
 export const Severity = lit('low', 'medium', 'high', 'critical')
 export const SeverityOrNone = lit('none', 'low', 'medium', 'high', 'critical')
@@ -142,7 +117,12 @@ export const Manifest = t.Object(
     ),
     runtime_contract: t.Object(
       {
-        port_policy: t.String(),
+        port_policy: t.Object({
+          policy: t.Literal('static-required'),
+          published_host_port: Type.Integer(),
+          container_port: Type.Integer(),
+          discovery: t.String(),
+        }),
         published_host_port: Type.Integer(),
         container_port: Type.Integer(),
       },

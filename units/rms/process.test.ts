@@ -34,7 +34,11 @@ describe('rms as a real process', () => {
     running.push(a)
     expect((await getJson(`${a.url}/health`)).body).toMatchObject({ status: 'ok', service: 'rms' })
     const manifest = (await getJson(`${a.url}/platform-manifest.json`)).body
-    expect(manifest.runtime_contract.port_policy).toBe('static-required')
+    expect(manifest.runtime_contract.port_policy).toMatchObject({
+      policy: 'static-required',
+      published_host_port: 18086,
+      container_port: 8080,
+    })
     expect(Object.keys(manifest.compatibility)).toEqual(
       expect.arrayContaining(['manifest_v2_claim_owner_projection', 'agent_tool_policy_projection']),
     )
@@ -125,6 +129,13 @@ describe('rms as a real process', () => {
       }
       expect(drift!.state).toBe('in_sync')
       expect(existsSync(join(work, 'data/runtime-host/agents/a-support-desk.json'))).toBe(true)
+      // The API docs page and its viewer are embedded too: no file on disk, no CDN.
+      const page = await fetch(`http://127.0.0.1:${port}/docs`)
+      expect(page.headers.get('content-type')).toContain('text/html')
+      const bundle = /src="(\/docs\/assets\/swagger-ui-bundle\.js[^"]*)"/.exec(await page.text())?.[1]
+      const asset = await fetch(`http://127.0.0.1:${port}${bundle}`)
+      expect(asset.status).toBe(200)
+      expect((await asset.text()).length).toBeGreaterThan(1_000_000)
     } finally {
       proc.kill('SIGTERM')
       await proc.exited

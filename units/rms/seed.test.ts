@@ -3,10 +3,10 @@ import { describe, expect, test } from 'bun:test'
 import { readdirSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { EXAMPLE_HOST_FILES } from './example-host.ts'
-import { scanHost } from './host.ts'
-import type { AgentDoc } from './host-model.ts'
+import type { AgentDoc } from './model/host.ts'
 import { federationContract } from './rules/federation.ts'
-import { referenceProblems } from './runtime.ts'
+import { scanHost } from './service/host.ts'
+import { referenceProblems } from './service/runtime.ts'
 
 const EXAMPLE_DIR = join(import.meta.dir, '../../examples/runtime-host')
 

@@ -1,10 +1,11 @@
-import { and, asc, count, desc, eq, lt, lte, sql } from 'drizzle-orm'
+import { and, asc, count, desc, eq, lt, sql } from 'drizzle-orm'
 import { newId, nowIso } from '../../common/time.ts'
+import { enqueue, outboxSummary } from '../../db/outbox.ts'
 import type { Db } from '../../db/sqlite.ts'
-import { docHash, resourceKey } from './host.ts'
-import type { ResourceKind } from './host-model.ts'
+import type { ResourceKind } from './model/host.ts'
 import type { DesiredResource } from './rules/drift.ts'
 import { decideLease } from './rules/lease.ts'
+import { docHash, resourceKey } from './rules/resources.ts'
 import {
   auditEvents,
   desiredResources,
@@ -12,14 +13,13 @@ import {
   learningProposals,
   leases,
   leaseTransitions,
-  outbox,
   patchPlans,
   reconcileRuns,
   rollouts,
 } from './tables.ts'
 
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
-type Writer = Db | Tx
+export type Writer = Db | Tx
 
 // ---------- desired state ----------
 
@@ -66,6 +66,9 @@ export function removeDesired(w: Writer, kind: ResourceKind, id: string) {
 
 // ---------- audit and outbox ----------
 
+/** The outbox target of audit events (its URL is RMS_EVENT_SINK_URL). */
+export const EVENT_SINK = 'event-sink'
+
 export interface AuditInput {
   kind: string
   actor: string
@@ -91,18 +94,9 @@ export function audit(w: Writer, e: AuditInput, sinkConfigured: boolean): string
     details: e.details ?? {},
   }
   w.insert(auditEvents).values(row).run()
-  if (sinkConfigured) {
-    w.insert(outbox)
-      .values({
-        eventId,
-        payload: JSON.stringify(auditView(row)),
-        state: 'pending',
-        attempts: 0,
-        nextAttemptAt: at,
-        createdAt: at,
-      })
-      .run()
-  }
+  // In the same transaction as the audit row: the event is delivered if and only if it was recorded.
+  if (sinkConfigured)
+    enqueue(w, { id: eventId, target: EVENT_SINK, payload: JSON.stringify(auditView(row)), at })
   return eventId
 }
 
@@ -135,46 +129,10 @@ export function listAudit(db: Db, q: { kindPrefix?: string; before?: string; lim
     .map(auditView)
 }
 
-export function dueOutbox(db: Db, now: string, limit: number) {
-  return db
-    .select()
-    .from(outbox)
-    .where(and(eq(outbox.state, 'pending'), lte(outbox.nextAttemptAt, now)))
-    .orderBy(asc(outbox.nextAttemptAt))
-    .limit(limit)
-    .all()
-}
-
-export function markOutbox(
-  db: Db,
-  eventId: string,
-  result: { delivered: true } | { delivered: false; error: string; nextAttemptAt: string },
-) {
-  db.update(outbox)
-    .set(
-      result.delivered
-        ? {
-            state: 'delivered',
-            attempts: sql`${outbox.attempts} + 1`,
-            deliveredAt: nowIso(),
-            lastError: null,
-          }
-        : {
-            attempts: sql`${outbox.attempts} + 1`,
-            lastError: result.error,
-            nextAttemptAt: result.nextAttemptAt,
-          },
-    )
-    .where(eq(outbox.eventId, eventId))
-    .run()
-}
-
-export function outboxCounts(db: Db) {
-  const rows = db.select({ state: outbox.state, n: count() }).from(outbox).groupBy(outbox.state).all()
-  return {
-    pending: rows.find((r) => r.state === 'pending')?.n ?? 0,
-    delivered: rows.find((r) => r.state === 'delivered')?.n ?? 0,
-  }
+/** Audit events in the outbox to the event sink, by state. */
+export async function outboxCounts(db: Db) {
+  const s = await outboxSummary(db, EVENT_SINK)
+  return { pending: s.pending, delivered: s.delivered, dead: s.dead }
 }
 
 // ---------- patch plans and rollouts ----------

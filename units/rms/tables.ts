@@ -124,7 +124,7 @@ export const learningProposals = sqliteTable(
   (t) => [index('learning_proposals_agent').on(t.agentSlug, t.createdAt)],
 )
 
-/** The ALS approval lane (CONTRACTS.md §4). */
+/** The ALS approval lane (docs/conventions.md §4). */
 export const executionApprovals = sqliteTable('execution_approvals', {
   approvalId: text('approval_id').primaryKey(),
   proposalRef: text('proposal_ref').notNull(),
@@ -137,18 +137,5 @@ export const executionApprovals = sqliteTable('execution_approvals', {
   expiresAt: text('expires_at').notNull(),
 })
 
-/** Audit events waiting for delivery to the configured event sink. */
-export const outbox = sqliteTable(
-  'outbox',
-  {
-    eventId: text('event_id').primaryKey(),
-    payload: text('payload').notNull(),
-    state: text('state', { enum: ['pending', 'delivered'] }).notNull(),
-    attempts: integer('attempts').notNull(),
-    nextAttemptAt: text('next_attempt_at').notNull(),
-    lastError: text('last_error'),
-    deliveredAt: text('delivered_at'),
-    createdAt: text('created_at').notNull(),
-  },
-  (t) => [index('outbox_due').on(t.state, t.nextAttemptAt)],
-)
+/** The outbox (shared shape, db/outbox.ts): audit events for the event sink, target `event-sink`. */
+export { outboxMessages } from '../../db/tables.ts'

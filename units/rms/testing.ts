@@ -1,7 +1,7 @@
 /** Test fixtures shared by the RMS tests: a fake projection layer and a booted RMS wired to it. */
 import { cpSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Env } from '../../common/runtime.ts'
+import type { Env } from '../../runtime/run.ts'
 import { bootForTest, type FakePeer, fakePeer, json, tempDir } from '../../test/harness.ts'
 import { rms } from './index.ts'
 
@@ -23,7 +23,7 @@ export interface ProjectionLayer {
   resolves(): number
 }
 
-/** A projection layer (CONTRACTS.md §4) that knows four tokens and projects two agents. */
+/** A projection layer (docs/conventions.md §4) that knows four tokens and projects two agents. */
 export function projectionLayer(opts: { expiresInS?: number } = {}): ProjectionLayer {
   const subjects: Record<string, { subject: string; read: boolean; write: boolean }> = {
     [TOKENS.read]: { subject: 'user:reader', read: true, write: false },

@@ -1,12 +1,10 @@
 import { Database } from 'bun:sqlite'
 import { afterAll, expect, test } from 'bun:test'
-import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { chromium } from 'playwright-core'
+import { CHROMIUM, launchChromium } from '../../test/chromium.ts'
 import { fakePeer, json, runUnitProcess, tempDir } from '../../test/harness.ts'
 import { DUMMY_TOKEN } from './rules/turnstile.ts'
 
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p))
 if (!CHROMIUM) console.warn('browser test skipped: no Chromium installed (apt-get install chromium)')
 
 const siteverify = fakePeer((req) =>
@@ -25,18 +23,7 @@ test.skipIf(!CHROMIUM)(
       TURNSTILE_SECRET_KEY: 'offline-test-secret',
       TURNSTILE_VERIFY_URL: siteverify.url,
     })
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    })
+    const browser = await launchChromium()
     try {
       const page = await browser.newPage()
       await page.goto(`${unit.url}/`)

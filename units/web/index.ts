@@ -3,14 +3,14 @@ import { Elysia } from 'elysia'
 import { urlString } from '../../common/config.ts'
 import { Gauge } from '../../common/metrics.ts'
 import { metricsRoute } from '../../common/routes.ts'
-import { defineUnit } from '../../common/unit.ts'
 import { migrations } from '../../db/migrations/web/index.ts'
+import { defineUnit } from '../../runtime/unit.ts'
 import { meta } from './meta.ts'
 import { createContactOutbox } from './outbox.ts'
 import { contactRoutes } from './routes/contact.ts'
 import { createSite, siteRoutes } from './routes/site.ts'
 import { statusRoutes } from './routes/status.ts'
-import { CLOUDFLARE_SITEVERIFY, DUMMY_TOKEN, TEST_SECRETS } from './rules/turnstile.ts'
+import { ALWAYS_PASS_SECRET, CLOUDFLARE_SITEVERIFY, DUMMY_TOKEN, TEST_SECRETS } from './rules/turnstile.ts'
 import { outboxSummary } from './store.ts'
 
 export const WEB_IDENTITY = {
@@ -52,6 +52,9 @@ const env = {
   }),
 }
 env.TURNSTILE_VERIFY_URL.default = CLOUDFLARE_SITEVERIFY
+
+const ALWAYS_PASS_NOTE =
+  "TURNSTILE_SECRET_KEY is not set: development uses Cloudflare's always-pass test secret, so every contact passes the Turnstile check"
 
 export const web = defineUnit({
   kind: 'http',
@@ -97,9 +100,15 @@ export const web = defineUnit({
             batch: 50,
           })
         : undefined
-    const turnstile = c.TURNSTILE_SECRET_KEY
+    // The quick start has no Turnstile account: outside production, no secret means Cloudflare's
+    // always-pass test secret, said in the log and /ready. Production stays strict (503) and
+    // refuses test secrets at start.
+    const devSecret = !c.TURNSTILE_SECRET_KEY && c.SVC_ENV !== 'production'
+    if (devSecret) ctx.log.warn(ALWAYS_PASS_NOTE)
+    const secret = c.TURNSTILE_SECRET_KEY ?? (devSecret ? ALWAYS_PASS_SECRET : undefined)
+    const turnstile = secret
       ? {
-          secret: c.TURNSTILE_SECRET_KEY,
+          secret,
           verifyUrl: c.TURNSTILE_VERIFY_URL,
           timeoutMs: c.TURNSTILE_TIMEOUT_MS,
           allowTestSecrets: !production,
@@ -132,6 +141,7 @@ export const web = defineUnit({
           version: ctx.version,
           startedAt: ctx.startedAt,
           turnstileConfigured: turnstile !== undefined,
+          turnstileNote: devSecret ? ALWAYS_PASS_NOTE : undefined,
           webhookConfigured,
           mailto: c.CONTACT_MAILTO,
           production,

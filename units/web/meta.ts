@@ -5,4 +5,5 @@ export const meta = unitMeta({
   title: 'public website runtime',
   port: 18080,
   liveness: '/health',
+  readiness: '/ready',
 })

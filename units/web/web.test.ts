@@ -1,8 +1,10 @@
 import { Database } from 'bun:sqlite'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
+import { Writable } from 'node:stream'
 import { Value } from '@sinclair/typebox/value'
 import { hmacSha256Hex } from '../../common/hash.ts'
+import { createLogger } from '../../common/logger.ts'
 import { bootForTest, type FakePeer, fakePeer, json, type TestUnit } from '../../test/harness.ts'
 import { web } from './index.ts'
 import { HealthResponse, ReadyResponse, StatusDocument, VersionDocument } from './model.ts'
@@ -76,7 +78,7 @@ describe('self-description routes', () => {
     expect(body.checked_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
   })
 
-  test('GET /ready is 200 when ready and 503 with the reasons when the secret is missing', async () => {
+  test('GET /ready is 200 when ready and 503 with the reasons when the secret is missing (production)', async () => {
     const ready = await boot().request('/ready')
     expect(ready.status).toBe(200)
     const body = await ready.json()
@@ -89,7 +91,11 @@ describe('self-description routes', () => {
       contact_webhook_configured: false,
     })
     await unit?.dispose()
-    const notReady = await boot({ TURNSTILE_SECRET_KEY: undefined }).request('/ready')
+    const notReady = await boot({
+      SVC_ENV: 'production',
+      PUBLIC_BASE_URL: 'https://example.com',
+      TURNSTILE_SECRET_KEY: undefined,
+    }).request('/ready')
     expect(notReady.status).toBe(503)
     const nb = await notReady.json()
     expect(nb.ready).toBe(false)
@@ -258,10 +264,10 @@ describe('POST /api/contact', () => {
     }
   })
 
-  test('503 turnstile_not_configured without a secret', async () => {
-    const res = await contact(boot({ TURNSTILE_SECRET_KEY: undefined }), GOOD)
-    expect(res.status).toBe(503)
-    expect((await res.json()).error.code).toBe('turnstile_not_configured')
+  test('outside production (here: test) no secret means the always-pass test secret', async () => {
+    const u = boot({ TURNSTILE_SECRET_KEY: undefined })
+    expect((await contact(u, GOOD)).status).toBe(200)
+    expect((await (await u.request('/ready')).json()).notes.join(' ')).toContain('always-pass test secret')
   })
 
   test('Cloudflare test secrets are answered locally outside production', async () => {
@@ -474,5 +480,48 @@ describe('wire conventions', () => {
       'application/x-www-form-urlencoded',
       'multipart/form-data',
     ])
+  })
+})
+
+describe('development without a Turnstile secret (quick start)', () => {
+  test("uses Cloudflare's always-pass test secret and says so in /ready notes and the start-up log", async () => {
+    const lines: string[] = []
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk))
+        done()
+      },
+    })
+    const dev = bootForTest(
+      web,
+      { SVC_ENV: 'development', TURNSTILE_SECRET_KEY: undefined },
+      undefined,
+      createLogger('web', 'info', sink),
+    )
+    try {
+      const ready = await dev.request('/ready')
+      expect(ready.status).toBe(200)
+      const body = await ready.json()
+      expect(body.checks.turnstile_secret_configured).toBe(true)
+      expect(body.notes.join(' ')).toContain('always-pass test secret')
+      expect(lines.join('')).toContain('always-pass test secret')
+      expect((await contact(dev, GOOD)).status).toBe(200)
+    } finally {
+      await dev.dispose()
+    }
+  })
+
+  test('production without a secret stays strict', async () => {
+    const prod = bootForTest(web, {
+      SVC_ENV: 'production',
+      PUBLIC_BASE_URL: 'https://example.com',
+      TURNSTILE_SECRET_KEY: undefined,
+    })
+    try {
+      expect((await prod.request('/ready')).status).toBe(503)
+      expect((await (await contact(prod, GOOD)).json()).error.code).toBe('turnstile_not_configured')
+    } finally {
+      await prod.dispose()
+    }
   })
 })

@@ -1,4 +1,4 @@
-/** What the RMS approval lane returns for one approval (CONTRACTS.md §4). */
+/** What the RMS approval lane returns for one approval (docs/conventions.md §4). */
 export interface Approval {
   approval_id: string
   proposal_ref: string

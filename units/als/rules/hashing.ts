@@ -2,7 +2,7 @@ import { canonicalHash } from '../../../common/hash.ts'
 
 /**
  * Every hash ALS publishes is `canonicalHash(object)`: lowercase hex SHA-256 of the RFC 8785
- * canonical JSON of exactly the object built below (CONTRACTS.md §2), so any client holding
+ * canonical JSON of exactly the object built below (docs/conventions.md §2), so any client holding
  * the request can recompute it. docs/units/als.md lists the same objects.
  */
 

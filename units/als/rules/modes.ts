@@ -1,4 +1,4 @@
-/** Service modes (CONTRACTS.md §6), lowest to highest. */
+/** Service modes (docs/conventions.md §6), lowest to highest. */
 export const SERVICE_MODES = ['warmup', 'observe_only', 'promotion_enabled'] as const
 export type ServiceMode = (typeof SERVICE_MODES)[number]
 

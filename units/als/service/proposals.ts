@@ -44,7 +44,7 @@ import {
   updateProposal,
 } from '../store.ts'
 import { type AlsDeps, iso } from './deps.ts'
-import { checkTargetEnabled } from './replay.ts'
+import { checkTargetEnabled } from './targets.ts'
 
 type NewProposalInput = Pick<
   NewProposal,

@@ -16,11 +16,12 @@ import {
   replayProvenanceHash,
   sameDecision,
 } from '../rules/hashing.ts'
-import { evidenceStale, WEIGHT_TRAINING, withinWindow } from '../rules/promotion.ts'
+import { evidenceStale, withinWindow } from '../rules/promotion.ts'
 import { contractProblems, evaluateReplay, type ReplayEvaluation } from '../rules/thresholds.ts'
 import { findRun, insertReplay, markRunProposed, replaysSince, type Tx } from '../store.ts'
 import { type AlsDeps, iso, REPLAY_BUDGET_WINDOW_MS } from './deps.ts'
 import { createProposal } from './proposals.ts'
+import { checkTargetEnabled } from './targets.ts'
 
 type EvaluateBody = Static<typeof ReplayEvaluateRequest>
 type EvidenceBody = Static<typeof ProposeFromEvidenceRequest>
@@ -29,15 +30,6 @@ function checkContract(contract: ReplayFields['threshold_contract']): void {
   const problems = contractProblems(contract)
   if (problems.length > 0) {
     throw badRequest('invalid_threshold_contract', 'The threshold contract cannot be evaluated.', problems)
-  }
-}
-
-export function checkTargetEnabled(deps: AlsDeps, targetType: string): void {
-  if (targetType === WEIGHT_TRAINING && !deps.settings.weightTrainingEnabled) {
-    throw unprocessable(
-      'weight_training_disabled',
-      'Target type weight_training_candidate is disabled (ALS_WEIGHT_TRAINING_ENABLED=false).',
-    )
   }
 }
 

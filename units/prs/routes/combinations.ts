@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import { ErrorEnvelope, notFound } from '../../../common/errors.ts'
-import type { PrsDeps } from '../deps.ts'
 import { ProfilesResponse, SliceResponse, SlicesResponse, VoiceContractsResponse } from '../model.ts'
+import type { PrsDeps } from '../service/deps.ts'
 import { jsonView } from './json.ts'
 
 export const combinationRoutes = ({ views }: PrsDeps) =>

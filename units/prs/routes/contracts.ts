@@ -1,7 +1,5 @@
 import { Elysia } from 'elysia'
 import { ErrorEnvelope } from '../../../common/errors.ts'
-import { checkCompatibility } from '../checks.ts'
-import type { PrsDeps } from '../deps.ts'
 import {
   AdmissionGovernanceResponse,
   CompatibilityRequest,
@@ -11,6 +9,8 @@ import {
   MatrixResponse,
   RegistryResponse,
 } from '../model.ts'
+import { checkCompatibility } from '../service/checks.ts'
+import type { PrsDeps } from '../service/deps.ts'
 import { jsonView } from './json.ts'
 
 export const contractRoutes = (deps: PrsDeps) => {

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
-import type { PrsDeps } from '../deps.ts'
 import { DocsCatalogResponse, DocsPlatformResponse, DocsReadinessResponse } from '../model.ts'
+import type { PrsDeps } from '../service/deps.ts'
 import { jsonView } from './json.ts'
 
 export const docsRoutes = ({ views }: PrsDeps) =>

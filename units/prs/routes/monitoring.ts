@@ -1,8 +1,8 @@
 import { Elysia } from 'elysia'
 import { metricsRoute } from '../../../common/routes.ts'
 import { nowIso } from '../../../common/time.ts'
-import type { PrsDeps } from '../deps.ts'
 import { HealthResponse, MonitoringResponse } from '../model.ts'
+import type { PrsDeps } from '../service/deps.ts'
 import { observationCount } from '../store.ts'
 
 const counterValue = async (

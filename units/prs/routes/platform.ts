@@ -1,5 +1,4 @@
 import { Elysia } from 'elysia'
-import type { PrsDeps } from '../deps.ts'
 import {
   AgentContractsResponse,
   AgentWorkflowResponse,
@@ -9,6 +8,7 @@ import {
   ServicesResponse,
   VersionTruthResponse,
 } from '../model.ts'
+import type { PrsDeps } from '../service/deps.ts'
 import { jsonView } from './json.ts'
 
 export const platformRoutes = ({ views }: PrsDeps) =>

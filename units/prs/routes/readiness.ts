@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
-import type { PrsDeps } from '../deps.ts'
 import { ObservabilityResponse, RecoveryResponse, SecurityResponse, SignoffResponse } from '../model.ts'
+import type { PrsDeps } from '../service/deps.ts'
 import { jsonView } from './json.ts'
 
 export const readinessRoutes = ({ views }: PrsDeps) =>

@@ -2,8 +2,6 @@ import { Elysia } from 'elysia'
 import { ErrorEnvelope } from '../../../common/errors.ts'
 import { nowIso } from '../../../common/time.ts'
 import { databaseReady } from '../../../db/sqlite.ts'
-import { dryRunAdmission } from '../checks.ts'
-import type { PrsDeps } from '../deps.ts'
 import {
   AdmissionRequest,
   AdmissionResponse,
@@ -15,6 +13,8 @@ import {
   RuntimeObservationsResponse,
   RuntimeStatusResponse,
 } from '../model.ts'
+import { dryRunAdmission } from '../service/checks.ts'
+import type { PrsDeps } from '../service/deps.ts'
 import { observationCount, observationHistory, versionCount } from '../store.ts'
 import { jsonView } from './json.ts'
 

@@ -156,3 +156,26 @@ describe('PRS read routes', () => {
     )
   })
 })
+
+describe('admission governance', () => {
+  test('publishes the input, modes and verdicts the dry run actually uses', async () => {
+    const g = await get('/api/v1/contracts/admission-governance')
+    expect(g.required_input).toContain('docs.open_source_inventory')
+    expect(g.required_input.slice(15)).toEqual(g.checklist_items.map((i: Body) => `checklist.${i.key}`))
+    expect(g.compatibility_modes).toEqual([
+      'BACKWARD',
+      'BACKWARD_TRANSITIVE',
+      'FORWARD',
+      'FORWARD_TRANSITIVE',
+      'FULL',
+      'FULL_TRANSITIVE',
+      'NONE',
+    ])
+    expect(g.verdicts).toEqual(['admissible', 'refused', 'blocked'])
+    // An empty dry run names exactly the published required input as missing (checks.test.ts pins the list).
+    const res = await u.send('POST', '/api/v1/tools/admission/dry-run', {})
+    expect(res.status).toBe(400)
+    const body: Body = await res.json()
+    expect(body.error.details.missing).toEqual(g.required_input)
+  })
+})

@@ -2,7 +2,7 @@
  * Admission dry-run: the spec's input validated (every missing item named), then the six review
  * steps run for real, each with its own verdict. Nothing is persisted.
  */
-import { Type as T, type TObject, type TSchema } from '@sinclair/typebox'
+import { type Static, Type as T, type TObject, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import {
   CapabilityClass,
@@ -48,20 +48,19 @@ const DocPath = T.String({
   description: 'repository-relative markdown path (optional #anchor)',
 })
 
+/** One path per section admission requires: the schema follows the docs rules' list. */
+const docsPaths = Object.fromEntries(ADMISSION_DOCS_SECTIONS.map((k) => [k, DocPath])) as Record<
+  (typeof ADMISSION_DOCS_SECTIONS)[number],
+  typeof DocPath
+>
+
 export const AdmissionInput = T.Object(
   {
     tool_identity: T.Object({
       tool_key: T.String({ pattern: '^[a-z][a-z0-9-]*$', maxLength: 80 }),
       capability_class: CapabilityClass,
     }),
-    docs: T.Object({
-      entrypoint: DocPath,
-      tool_profile: DocPath,
-      integrations: DocPath,
-      capabilities: DocPath,
-      api: DocPath,
-      open_source_inventory: DocPath,
-    }),
+    docs: T.Object({ entrypoint: DocPath, ...docsPaths }),
     producer_families: T.Array(FamilyKey, { maxItems: 200 }),
     consumer_families: T.Array(FamilyKey, { maxItems: 200 }),
     compatibility_mode: CompatibilityMode,
@@ -129,6 +128,13 @@ export function admissionInputProblems(value: unknown): InputProblems {
   return out
 }
 
+/** Every item the admission input requires, as dotted paths (what admission governance publishes). */
+export function requiredInput(): string[] {
+  const leaves: string[] = []
+  collectMissing(AdmissionInput, '', leaves)
+  return leaves.map((path) => path.slice(1))
+}
+
 /** A missing object is every one of its required leaves missing. */
 function collectMissing(schema: TSchema, path: string, into: string[]) {
   const obj = schema as TObject
@@ -141,20 +147,7 @@ function collectMissing(schema: TSchema, path: string, into: string[]) {
   into.push(path)
 }
 
-export type AdmissionInputValue = {
-  tool_identity: { tool_key: string; capability_class: string }
-  docs: Record<
-    'entrypoint' | 'tool_profile' | 'integrations' | 'capabilities' | 'api' | 'open_source_inventory',
-    string
-  >
-  producer_families: string[]
-  consumer_families: string[]
-  compatibility_mode: CompatibilityMode
-  lifecycle_posture: string
-  verify: { entrypoint: string; readiness_surfaces: string[]; live_verification_target: string }
-  checklist: Record<string, 'pass' | 'fail' | 'n/a'>
-  contract?: unknown
-}
+export type AdmissionInputValue = Static<typeof AdmissionInput>
 
 export type StepVerdict = 'pass' | 'fail' | 'blocked'
 

@@ -2,16 +2,30 @@
  * The docs standard and the check of a markdown file against it. Reading files is the caller's
  * job: these functions take the text, so tests need no file system.
  */
-import { DOCS_SECTIONS, type DocsSectionKey, type UnitContract } from '../../../common/contract.ts'
+import { DocsSection, type DocsSectionKey, type UnitContract } from '../../../common/contract.ts'
+import { literalValues } from '../../../common/schema.ts'
+
+/** The heading words that satisfy each documentation section (case-insensitive substrings). */
+export const DOCS_SECTIONS = {
+  tool_profile: ['what', 'overview', 'profile', 'purpose', 'summary', 'about'],
+  capabilities: ['capabilit', 'feature', 'behaviour', 'behavior', 'what it does'],
+  api: ['route', 'api', 'endpoint', 'command', 'surface'],
+  configuration: ['configuration', 'environment', 'settings', 'config'],
+  integrations: ['integration', 'peer', 'depend', 'consum', 'wiring'],
+  decisions: ['decision', 'silent', 'choice'],
+  not_done: ['not done', 'not implemented', 'limitation', 'missing', 'out of scope', 'gaps', 'left out'],
+  open_source_inventory: ['open source', 'open-source', 'dependenc', 'librar', 'inventory', 'third-party'],
+  benchmarks: ['benchmark', 'performance'],
+} as const satisfies Record<DocsSectionKey, readonly string[]>
 
 /** What a tool brings to admission (the spec's PRS Resources part). */
-export const ADMISSION_DOCS_SECTIONS: DocsSectionKey[] = [
+export const ADMISSION_DOCS_SECTIONS = [
   'tool_profile',
   'integrations',
   'capabilities',
   'api',
   'open_source_inventory',
-]
+] as const satisfies readonly DocsSectionKey[]
 
 export function headingsOf(markdown: string): string[] {
   return markdown
@@ -106,7 +120,7 @@ export function docsFindings(
 }
 
 export function deriveDocsStandard(contracts: readonly UnitContract[]) {
-  const keys = Object.keys(DOCS_SECTIONS) as DocsSectionKey[]
+  const keys = literalValues(DocsSection)
   const requiredBy = (k: DocsSectionKey) =>
     contracts.filter((c) => c.docs.required_sections.includes(k)).map((c) => c.unit)
   const everyone = keys.filter((k) => requiredBy(k).length === contracts.length)
@@ -115,10 +129,10 @@ export function deriveDocsStandard(contracts: readonly UnitContract[]) {
       key: k,
       heading_words: [...DOCS_SECTIONS[k]],
       required_by: requiredBy(k),
-      mandatory_for_admission: ADMISSION_DOCS_SECTIONS.includes(k),
+      mandatory_for_admission: (ADMISSION_DOCS_SECTIONS as readonly DocsSectionKey[]).includes(k),
     })),
     required_for_every_unit: everyone,
-    mandatory_for_admission: ADMISSION_DOCS_SECTIONS,
+    mandatory_for_admission: [...ADMISSION_DOCS_SECTIONS],
     rule: 'a section is present when a markdown heading of the file contains one of its heading words; a title followed by a paragraph also counts as the tool profile',
   }
 }

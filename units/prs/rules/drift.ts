@@ -49,6 +49,10 @@ function get(obj: unknown, path: string): unknown {
   return cur
 }
 
+/** A port policy is published as its name or as an object naming it beside the ports (RMS). */
+const policyOf = (v: unknown) =>
+  v !== null && typeof v === 'object' && 'policy' in v ? (v as { policy: unknown }).policy : v
+
 const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string')
 
 /** Manifest fields PRS reads back, with the contract value each must equal. */
@@ -115,7 +119,8 @@ export function manifestDrift(c: UnitContract, obs: Observation): DriftItem[] {
   }
   const out: DriftItem[] = []
   for (const { field, expected } of manifestExpectations(c)) {
-    const seen = get(obs.body, field)
+    const raw = get(obs.body, field)
+    const seen = field === 'runtime_contract.port_policy' ? policyOf(raw) : raw
     if (seen === undefined) {
       out.push({
         ...base,

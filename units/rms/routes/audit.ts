@@ -2,7 +2,7 @@ import { Elysia } from 'elysia'
 import type { Db } from '../../../db/sqlite.ts'
 import { type AuthorityPlugin, mark } from '../authority.ts'
 import { AuditList, AuditQuery, LimitQuery, RolloutHistory } from '../model.ts'
-import { rolloutView } from '../runtime.ts'
+import { rolloutView } from '../service/runtime.ts'
 import * as store from '../store.ts'
 import { READ_ERRORS } from './runtime.ts'
 

@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import { notFound } from '../../../common/errors.ts'
+import { rejectUnknownFields } from '../../../common/schema.ts'
 import type { Db } from '../../../db/sqlite.ts'
 import { type AuthorityPlugin, mark } from '../authority.ts'
 import { type ControlAgent, leaseHeldError, RECONCILE_LEASE } from '../control.ts'
@@ -9,12 +10,11 @@ import {
   DispatchPreviewRequest,
   Leases,
   ReconcileResult,
-  rejectUnknownFields,
   Schedule,
   Watchdog,
 } from '../model.ts'
 import { classifyText } from '../rules/classify.ts'
-import type { RuntimeService } from '../runtime.ts'
+import type { RuntimeService } from '../service/runtime.ts'
 import * as store from '../store.ts'
 import { READ_ERRORS, WRITE_ERRORS } from './runtime.ts'
 

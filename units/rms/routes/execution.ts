@@ -1,9 +1,10 @@
 import { Elysia, t } from 'elysia'
 import { AppError, notFound, unprocessable } from '../../../common/errors.ts'
+import { rejectUnknownFields } from '../../../common/schema.ts'
 import { newId, nowIso } from '../../../common/time.ts'
 import type { Db } from '../../../db/sqlite.ts'
 import { type AuthorityPlugin, mark } from '../authority.ts'
-import { Approval, ApprovalRecordRequest, Approvals, LimitQuery, rejectUnknownFields } from '../model.ts'
+import { Approval, ApprovalRecordRequest, Approvals, LimitQuery } from '../model.ts'
 import * as store from '../store.ts'
 import { READ_ERRORS, WRITE_ERRORS } from './runtime.ts'
 
@@ -30,7 +31,7 @@ export function approvalView(r: store.ApprovalRow, now = Date.now()) {
 }
 
 /**
- * The ALS approval lane (CONTRACTS.md §4): approvals recorded here, read by ALS's approve-check.
+ * The ALS approval lane (docs/conventions.md §4): approvals recorded here, read by ALS's approve-check.
  * A decided approval (approved or rejected) is final; a pending one may be decided once.
  */
 export const executionRoutes = (deps: ExecutionDeps) =>

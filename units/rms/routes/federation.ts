@@ -11,7 +11,7 @@ import {
   HandoffPolicy,
 } from '../model.ts'
 import { agentReadiness, delegationStates, handoffPolicy } from '../rules/policies.ts'
-import type { RuntimeService } from '../runtime.ts'
+import type { RuntimeService } from '../service/runtime.ts'
 import { READ_ERRORS } from './runtime.ts'
 
 export interface FederationDeps {

@@ -10,7 +10,7 @@ import {
   VoiceTargets,
 } from '../model.ts'
 import { agentToolPolicy, voiceGovernance } from '../rules/policies.ts'
-import type { RuntimeService } from '../runtime.ts'
+import type { RuntimeService } from '../service/runtime.ts'
 import { READ_ERRORS } from './runtime.ts'
 
 export interface PolicyDeps {

@@ -1,10 +1,10 @@
 import { Elysia } from 'elysia'
 import { errorResponses } from '../../../common/errors.ts'
+import { rejectUnknownFields } from '../../../common/schema.ts'
 import { nowIso } from '../../../common/time.ts'
 import type { Db } from '../../../db/sqlite.ts'
 import { type AuthorityPlugin, mark } from '../authority.ts'
-import { ofKind } from '../host.ts'
-import type { AgentDoc, DelegationDoc } from '../host-model.ts'
+import type { AgentDoc, DelegationDoc } from '../model/host.ts'
 import {
   DriftSummary,
   Inventory,
@@ -12,12 +12,12 @@ import {
   PatchApplyRequest,
   PatchPlan,
   PatchPlanRequest,
-  rejectUnknownFields,
   Topology,
   TopologyDiff,
 } from '../model.ts'
 import { topologyDiff, topologyOf } from '../rules/topology.ts'
-import type { Change, RuntimeService } from '../runtime.ts'
+import { ofKind } from '../service/host.ts'
+import type { Change, RuntimeService } from '../service/runtime.ts'
 import * as store from '../store.ts'
 
 export interface RuntimeDeps {

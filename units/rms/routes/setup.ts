@@ -1,14 +1,13 @@
 import { Elysia, t } from 'elysia'
 import { notFound } from '../../../common/errors.ts'
+import { rejectUnknownFields } from '../../../common/schema.ts'
 import type { Db } from '../../../db/sqlite.ts'
 import { type AuthorityPlugin, mark } from '../authority.ts'
-import { docHash, resourceFile } from '../host.ts'
 import {
   ClassificationResult,
   ClassifyRequest,
   DomainList,
   DomainProfiles,
-  rejectUnknownFields,
   SetupPreview,
   SetupPreviewRequest,
   SetupRequest,
@@ -16,7 +15,8 @@ import {
 } from '../model.ts'
 import { classifyText } from '../rules/classify.ts'
 import { diffState, planOperations } from '../rules/drift.ts'
-import { applyChanges, type RuntimeService, referenceProblems } from '../runtime.ts'
+import { docHash, resourceFile } from '../rules/resources.ts'
+import { applyChanges, type RuntimeService, referenceProblems } from '../service/runtime.ts'
 import * as store from '../store.ts'
 import { READ_ERRORS, WRITE_ERRORS } from './runtime.ts'
 

@@ -6,7 +6,7 @@ import { databaseReady } from '../../../db/sqlite.ts'
 import type { AuthorityService } from '../authority.ts'
 import type { ControlAgent } from '../control.ts'
 import { Health, Manifest, Ready, Version } from '../model.ts'
-import type { RuntimeService } from '../runtime.ts'
+import type { RuntimeService } from '../service/runtime.ts'
 
 export interface StatusDeps {
   sqlite: Database

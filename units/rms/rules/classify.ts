@@ -1,5 +1,5 @@
 /** Classification: which domain a piece of work belongs to, by the keywords each domain declares. */
-import type { DomainDoc } from '../host-model.ts'
+import type { DomainDoc } from '../model/host.ts'
 
 const WORD = /[a-z0-9]+/g
 

@@ -2,9 +2,10 @@
  * Desired state (SQLite) against the actual host (files): what differs, how much it matters,
  * and which file operations would make the host match.
  */
-import type { HostSnapshot } from '../host.ts'
-import { resourceKey } from '../host.ts'
-import type { ResourceKind } from '../host-model.ts'
+
+import type { ResourceKind } from '../model/host.ts'
+import type { HostSnapshot } from '../service/host.ts'
+import { resourceKey } from './resources.ts'
 
 export type Severity = 'low' | 'medium' | 'high' | 'critical'
 export const SEVERITIES: Severity[] = ['low', 'medium', 'high', 'critical']

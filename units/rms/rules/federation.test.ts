@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import type { AgentDoc, DelegationDoc, TeamDoc } from '../host-model.ts'
+import type { AgentDoc, DelegationDoc, TeamDoc } from '../model/host.ts'
 import { federationContract } from './federation.ts'
 import { delegationStates, handoffPolicy } from './policies.ts'
 

@@ -3,7 +3,7 @@
  * parentage, multiple roots, degraded fallback and zombie lockout, so they never need a local
  * heuristic: where RMS cannot tell, it says so and the affected agents are locked out.
  */
-import type { AgentDoc } from '../host-model.ts'
+import type { AgentDoc } from '../model/host.ts'
 
 export const FEDERATION_CONTRACT_VERSION = 'rms.federation.v1'
 

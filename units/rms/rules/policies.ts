@@ -4,7 +4,7 @@
  * with a stated reason rather than falling back to a permissive default.
  */
 import { canonicalHash } from '../../../common/hash.ts'
-import type { AgentDoc, DelegationDoc, TeamDoc, ToolProfileDoc, VoiceTargetDoc } from '../host-model.ts'
+import type { AgentDoc, DelegationDoc, TeamDoc, ToolProfileDoc, VoiceTargetDoc } from '../model/host.ts'
 import type { FederatedAgent, FederationContract } from './federation.ts'
 
 /** The most restrictive handoff posture: what an agent without a resolvable team gets. */

@@ -1,5 +1,5 @@
 /** Topology: agents as nodes, parent links and delegations as edges, agents grouped by team. */
-import type { AgentDoc, DelegationDoc } from '../host-model.ts'
+import type { AgentDoc, DelegationDoc } from '../model/host.ts'
 
 export interface Edge {
   kind: 'parent' | 'delegation'

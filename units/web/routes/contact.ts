@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import { errorResponses } from '../../../common/errors.ts'
-import { type IntakeDeps, submitContact } from '../intake.ts'
 import { ContactIntakeRequest, ContactIntakeResponse } from '../model.ts'
+import { type IntakeDeps, submitContact } from '../service/intake.ts'
 
 export const CONTACT_CONTENT_TYPES = [
   'application/json',

@@ -28,6 +28,8 @@ export interface StatusDeps {
   version: string
   startedAt: string
   turnstileConfigured: boolean
+  /** Said in /ready notes when the Turnstile check is a stand-in (development without a secret). */
+  turnstileNote?: string
   webhookConfigured: boolean
   mailto: string | undefined
   production: boolean
@@ -88,6 +90,7 @@ export const statusRoutes = (deps: StatusDeps) => {
     if (!checks.contact_intake_surface_present) notes.push('the intake database is not answering')
     if (!checks.turnstile_secret_configured)
       notes.push('TURNSTILE_SECRET_KEY is not set: contact submissions are refused')
+    if (deps.turnstileNote) notes.push(deps.turnstileNote)
     if (!checks.contact_webhook_configured) {
       notes.push(
         deps.mailto

@@ -21,7 +21,7 @@ export interface SiteIdentity {
 export const PLATFORM_EVENT_TYPE = 'website.contact_intake.received'
 
 /**
- * The body EIS's `website_contact_intake` receives (CONTRACTS.md §4): contact, interest,
+ * The body EIS's `website_contact_intake` receives (docs/conventions.md §4): contact, interest,
  * profiling, site, platform_event. Built once per intake and stored, so retries resend it as is.
  */
 export function contactPayload(intake: IntakeForPayload, site: SiteIdentity) {

@@ -7,12 +7,15 @@ export const CLOUDFLARE_SITEVERIFY = 'https://challenges.cloudflare.com/turnstil
 /** Token Cloudflare's test site keys hand out; production secrets reject it. */
 export const DUMMY_TOKEN = 'XXXX.DUMMY.TOKEN.XXXX'
 
+/** Cloudflare's documented test secret that accepts every token: development's default. */
+export const ALWAYS_PASS_SECRET = '1x0000000000000000000000000000000AA'
+
 /**
  * Cloudflare's documented test secrets and what siteverify answers for them. Outside production
  * they are answered here, so a development suite works offline; production refuses them at start.
  */
 export const TEST_SECRETS: Record<string, string[]> = {
-  '1x0000000000000000000000000000000AA': [],
+  [ALWAYS_PASS_SECRET]: [],
   '2x0000000000000000000000000000000AA': ['invalid-input-response'],
   '3x0000000000000000000000000000000AA': ['timeout-or-duplicate'],
 }

@@ -1,17 +1,19 @@
+import { lookup } from 'node:dns/promises'
 import { mkdirSync, writeFileSync } from 'node:fs'
+import { isIP } from 'node:net'
 import { join } from 'node:path'
 import { Type as T, type TObject, type TProperties } from '@sinclair/typebox'
 import { type AnyElysia, Elysia } from 'elysia'
+import { type BaseConfig, baseEnv, ConfigError, loadConfig } from '../common/config.ts'
+import { createLogger, type Logger } from '../common/logger.ts'
+import { createHttpMetrics } from '../common/metrics.ts'
+import { serveOpenApi } from '../common/openapi.ts'
+import { rawBodyRouteKeys } from '../common/signature.ts'
+import { nowIso } from '../common/time.ts'
+import { SUITE_VERSION } from '../common/version.ts'
+import { wire } from '../common/wire.ts'
 import { databasePath, type OpenDb, openDatabase } from '../db/sqlite.ts'
-import { baseEnv, ConfigError, loadConfig } from './config.ts'
-import { createLogger, type Logger } from './logger.ts'
-import { createHttpMetrics } from './metrics.ts'
-import { serveOpenApi } from './openapi.ts'
-import { rawBodyRouteKeys } from './signature.ts'
-import { nowIso } from './time.ts'
 import type { BackgroundTask, HttpUnit, UnitConfig, UnitContext } from './unit.ts'
-import { SUITE_VERSION } from './version.ts'
-import { wire } from './wire.ts'
 
 export type Env = Record<string, string | undefined>
 
@@ -33,6 +35,18 @@ export function readUnitConfig<P extends TProperties>(unit: HttpUnit<P>, env: En
   return config
 }
 
+/** The unit's database, or a configuration error naming the variable that chose its place. */
+export function openUnitDatabase(unit: HttpUnit<TProperties>, config: BaseConfig): OpenDb {
+  const path = databasePath(unit.name, config.SVC_DATA_DIR, config.DATABASE_URL)
+  try {
+    return openDatabase(path, unit.migrations)
+  } catch (err) {
+    const variable = config.DATABASE_URL ? 'DATABASE_URL' : 'SVC_DATA_DIR'
+    const reason = (err as { code?: string }).code ?? (err as Error).message
+    throw new ConfigError([`${variable}: cannot create or open the database at ${path} (${reason})`])
+  }
+}
+
 /** Build a unit in process: configuration, database (migrated), routes. Nothing listens. */
 export function bootUnit<P extends TProperties>(
   unit: HttpUnit<P>,
@@ -41,10 +55,7 @@ export function bootUnit<P extends TProperties>(
 ): BootedUnit<UnitConfig<P>> {
   const config = readUnitConfig(unit, env)
   const log = options.log ?? createLogger(unit.name, config.LOG_LEVEL)
-  const database = openDatabase(
-    databasePath(unit.name, config.SVC_DATA_DIR, config.DATABASE_URL),
-    unit.migrations,
-  )
+  const database = openUnitDatabase(unit, config)
   const metrics = createHttpMetrics(unit.name)
   const ctx: UnitContext<UnitConfig<P>> = {
     name: unit.name,
@@ -65,6 +76,7 @@ export function bootUnit<P extends TProperties>(
         metrics,
         maxBodyBytes: config.SVC_MAX_BODY_BYTES,
         formRoutes: unit.formRoutes,
+        payloadTooLarge: unit.payloadTooLarge,
         probeRoutes: unit.probeRoutes ?? [unit.liveness, '/ready', '/metrics'],
         rawBodyRoutes: rawBodyRouteKeys(instance.routes),
       }),
@@ -79,6 +91,7 @@ export function bootUnit<P extends TProperties>(
       unit.securitySchemes || instance.securitySchemes
         ? { ...unit.securitySchemes, ...instance.securitySchemes }
         : undefined,
+    docsPages: unit.docsPages,
   })
   const background = instance.background ?? []
   let closed = false
@@ -111,8 +124,28 @@ function writeProbeFile(
   }
 }
 
-/** Headroom over the unit's own limit, so the envelope answer (413) comes from the app, not Bun. */
-const SERVER_BODY_HEADROOM = 2
+/**
+ * Bun's own body limit, far above any unit's: Bun answers a bare 413 (no envelope, no request id,
+ * not logged) above it. The wire plugin enforces the unit's limit on the bytes it receives.
+ */
+const SERVER_BODY_CEILING = Number.MAX_SAFE_INTEGER
+
+/** Stop at start-up: one line per problem on stderr, exit 2 (CONTRACTS.md §1). */
+function refuseToStart(unit: string, problems: string[]): never {
+  for (const line of problems) process.stderr.write(`svc ${unit}: bad configuration: ${line}\n`)
+  process.exit(2)
+}
+
+/** A HOST that is neither an address nor a name that resolves cannot be listened on. */
+async function hostProblem(host: string): Promise<string | undefined> {
+  if (isIP(host) !== 0) return undefined
+  try {
+    await lookup(host)
+    return undefined
+  } catch {
+    return `HOST: expected a bind address or a resolvable host name, got ${JSON.stringify(host)}`
+  }
+}
 
 /** `svc unit <name>`: boot, listen, run background work, drain and exit 0 on SIGTERM/SIGINT. */
 export async function runUnit<P extends TProperties>(unit: HttpUnit<P>, env: Env): Promise<void> {
@@ -120,19 +153,30 @@ export async function runUnit<P extends TProperties>(unit: HttpUnit<P>, env: Env
   try {
     booted = bootUnit(unit, env)
   } catch (err) {
-    if (err instanceof ConfigError) {
-      for (const line of err.problems) process.stderr.write(`svc ${unit.name}: bad configuration: ${line}\n`)
-      process.exit(2)
-    }
+    if (err instanceof ConfigError) refuseToStart(unit.name, err.problems)
     throw err
   }
   const { app, ctx } = booted
   const config = ctx.config
-  app.listen({
-    port: config.PORT ?? unit.port,
-    hostname: config.HOST,
-    maxRequestBodySize: config.SVC_MAX_BODY_BYTES * SERVER_BODY_HEADROOM,
-  })
+  const hostIssue = await hostProblem(config.HOST)
+  if (hostIssue) {
+    await booted.close()
+    refuseToStart(unit.name, [hostIssue])
+  }
+  const wanted = config.PORT ?? unit.port
+  try {
+    // reusePort off: a second process on a taken port must fail, not share it and split writes.
+    app.listen({
+      port: wanted,
+      hostname: config.HOST,
+      reusePort: false,
+      maxRequestBodySize: SERVER_BODY_CEILING,
+    })
+  } catch {
+    await booted.close()
+    process.stderr.write(`svc ${unit.name}: cannot listen on ${config.HOST}:${wanted}: the port is in use\n`)
+    process.exit(2)
+  }
   const port = app.server?.port
   writeProbeFile(config.SVC_DATA_DIR, { unit: unit.name, port, liveness: unit.liveness })
   for (const task of booted.background) task.start()

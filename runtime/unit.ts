@@ -1,11 +1,13 @@
 import type { Database } from 'bun:sqlite'
 import type { Static, TObject, TProperties } from '@sinclair/typebox'
 import type { AnyElysia } from 'elysia'
+import type { BackgroundTask } from '../common/background.ts'
+import type { BaseConfig } from '../common/config.ts'
+import type { DocsPage } from '../common/docs-pages.ts'
+import type { Logger } from '../common/logger.ts'
+import type { HttpMetrics } from '../common/metrics.ts'
 import type { Migration } from '../db/migrate.ts'
 import type { Db } from '../db/sqlite.ts'
-import type { BaseConfig } from './config.ts'
-import type { Logger } from './logger.ts'
-import type { HttpMetrics } from './metrics.ts'
 
 export type UnitConfig<P extends TProperties> = BaseConfig & Static<TObject<P>>
 
@@ -22,12 +24,7 @@ export interface UnitContext<C> {
   startedAt: string
 }
 
-/** Work a unit does off the request path (outbox delivery, polling, control loops). */
-export interface BackgroundTask {
-  name: string
-  start(): void
-  stop(): Promise<void> | void
-}
+export type { BackgroundTask }
 
 export interface UnitInstance {
   /** The unit's routes; the runtime mounts them behind the shared wire plugin. */
@@ -57,11 +54,15 @@ export interface HttpUnit<P extends TProperties = TProperties> {
   probeRoutes?: readonly string[]
   /** Where the OpenAPI document is served; defaults to `/openapi.json`. */
   openapiPath?: string
+  /** The interactive API pages beside the document; defaults to Swagger UI at `/docs`. */
+  docsPages?: readonly DocsPage[]
   /**
    * `components.securitySchemes` of the OpenAPI document; absent for open units. Routes name the
    * schemes they require in `detail.security`, where their access is declared (RMS: its auth macro).
    */
   securitySchemes?: Record<string, Record<string, unknown>>
+  /** Replaces the 413 envelope for this unit (the mailbox adapter answers text `payload too large`). */
+  payloadTooLarge?: () => Response
   /** Extra start-up checks across variables; each returned line is one bad variable. */
   validate?(config: UnitConfig<P>): string[]
   build(ctx: UnitContext<UnitConfig<P>>): UnitInstance

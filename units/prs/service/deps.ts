@@ -1,7 +1,7 @@
 import type { Database } from 'bun:sqlite'
-import type { Counter } from '../../common/metrics.ts'
-import type { Db } from '../../db/sqlite.ts'
-import type { Observer } from './observer.ts'
+import type { Counter } from '../../../common/metrics.ts'
+import type { Db } from '../../../db/sqlite.ts'
+import type { Observer } from '../observer.ts'
 import type { Views } from './views.ts'
 
 /** What PRS's route plugins are handed. */

@@ -3,15 +3,11 @@
  * file per resource (`agents/<agent_id>.json`, …) plus `host.json`; RMS validates every file
  * against these schemas and reports the ones that do not match instead of guessing.
  */
-import { type TLiteral, type TUnion, Type } from '@sinclair/typebox'
+import { Type } from '@sinclair/typebox'
 import { type Static, t } from 'elysia'
+import { lit } from '../../../common/schema.ts'
 
 const Id = (description: string) => t.String({ pattern: '^[a-z0-9][a-z0-9._-]{0,62}$', description })
-type Lits<V extends readonly string[]> = { [K in keyof V]: TLiteral<V[K] & string> }
-/** A union of string literals, typed as a tuple so Elysia's handler types see the exact union. */
-const lit = <const V extends readonly [string, ...string[]]>(...values: V): TUnion<[...Lits<V>]> =>
-  t.Union(values.map((v) => t.Literal(v))) as never
-
 export const AgentClass = lit('root', 'coordinator', 'worker')
 export const LifecycleState = lit('active', 'draining', 'zombie', 'retired')
 export const SandboxApproval = lit('not_required', 'required', 'human_required')

@@ -6,22 +6,11 @@
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Value } from '@sinclair/typebox/value'
-import { AppError, notFound, unavailable, unprocessable } from '../../common/errors.ts'
-import { canonicalHash } from '../../common/hash.ts'
-import { newId, nowIso } from '../../common/time.ts'
-import type { Db } from '../../db/sqlite.ts'
-import { EXAMPLE_HOST_FILES } from './example-host.ts'
-import {
-  docHash,
-  ensureWorkspaces,
-  fileText,
-  type HostSnapshot,
-  ofKind,
-  resourceFile,
-  resourceKey,
-  scanHost,
-  writeHostFiles,
-} from './host.ts'
+import { AppError, notFound, unavailable, unprocessable } from '../../../common/errors.ts'
+import { canonicalHash } from '../../../common/hash.ts'
+import { newId, nowIso } from '../../../common/time.ts'
+import type { Db } from '../../../db/sqlite.ts'
+import { EXAMPLE_HOST_FILES } from '../example-host.ts'
 import {
   type AgentDoc,
   type DelegationDoc,
@@ -33,16 +22,18 @@ import {
   type TeamDoc,
   type ToolProfileDoc,
   type VoiceTargetDoc,
-} from './host-model.ts'
+} from '../model/host.ts'
 import {
   type DesiredResource,
   diffState,
   driftSummary,
   type PatchOperation,
   planOperations,
-} from './rules/drift.ts'
-import { type FederationContract, federationContract } from './rules/federation.ts'
-import * as store from './store.ts'
+} from '../rules/drift.ts'
+import { type FederationContract, federationContract } from '../rules/federation.ts'
+import { docHash, resourceFile, resourceKey } from '../rules/resources.ts'
+import * as store from '../store.ts'
+import { ensureWorkspaces, fileText, type HostSnapshot, ofKind, scanHost, writeHostFiles } from './host.ts'
 
 export type Change =
   | { op: 'upsert'; kind: ResourceKind; resource_id: string; document: Record<string, unknown> }

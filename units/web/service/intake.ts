@@ -1,17 +1,17 @@
 import type { Static } from 'elysia'
-import { unauthorized, unavailable, unprocessable } from '../../common/errors.ts'
-import type { Logger } from '../../common/logger.ts'
-import { newId, nowIso } from '../../common/time.ts'
-import type { Db } from '../../db/sqlite.ts'
+import { unauthorized, unavailable, unprocessable } from '../../../common/errors.ts'
+import type { Logger } from '../../../common/logger.ts'
+import { newId, nowIso } from '../../../common/time.ts'
+import type { Db } from '../../../db/sqlite.ts'
 import {
   CHALLENGE_FIELD,
   type ContactIntakeRequest,
   type ContactIntakeResponse,
   HONEYPOT_FIELD,
-} from './model.ts'
-import { contactPayload, type SiteIdentity } from './rules/delivery.ts'
-import { type TurnstileSettings, verifyTurnstile } from './rules/turnstile.ts'
-import { insertIntake } from './store.ts'
+} from '../model.ts'
+import { contactPayload, type SiteIdentity } from '../rules/delivery.ts'
+import { type TurnstileSettings, verifyTurnstile } from '../rules/turnstile.ts'
+import { insertIntake } from '../store.ts'
 
 type Request = Static<typeof ContactIntakeRequest>
 type Response = Static<typeof ContactIntakeResponse>

@@ -8,18 +8,18 @@ import {
   contractProblems,
   ProducedFamily,
   type UnitContract,
-} from '../../common/contract.ts'
-import { badRequest, unprocessable } from '../../common/errors.ts'
-import { canonicalHash } from '../../common/hash.ts'
-import { callPeer } from '../../common/peer.ts'
-import type { Db } from '../../db/sqlite.ts'
+} from '../../../common/contract.ts'
+import { badRequest, unprocessable } from '../../../common/errors.ts'
+import { canonicalHash } from '../../../common/hash.ts'
+import { callPeer } from '../../../common/peer.ts'
+import type { Db } from '../../../db/sqlite.ts'
 import {
   type AdmissionDeps,
   type AdmissionInputValue,
   admissionInputProblems,
   type ProbeResult,
   runAdmission,
-} from './rules/admission.ts'
+} from '../rules/admission.ts'
 import {
   checkFamily,
   checkUnit,
@@ -27,9 +27,9 @@ import {
   isTransitive,
   type RegisteredVersion,
   verboseMessages,
-} from './rules/compatibility.ts'
-import { requiredByFrom } from './rules/derive.ts'
-import { registeredVersions } from './store.ts'
+} from '../rules/compatibility.ts'
+import { requiredByFrom } from '../rules/derive.ts'
+import { registeredVersions } from '../store.ts'
 import type { Views } from './views.ts'
 
 /** Registered versions of a subject, oldest first, ending with the repository's current document. */

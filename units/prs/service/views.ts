@@ -5,10 +5,12 @@
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { UnitContract } from '../../common/contract.ts'
-import { nowIso } from '../../common/time.ts'
-import type { Db } from '../../db/sqlite.ts'
-import { CHECKLIST_ITEMS } from './rules/admission.ts'
+import { CompatibilityMode, type UnitContract } from '../../../common/contract.ts'
+import { literalValues } from '../../../common/schema.ts'
+import { nowIso } from '../../../common/time.ts'
+import type { Db } from '../../../db/sqlite.ts'
+import { AdmissionVerdict } from '../model.ts'
+import { CHECKLIST_ITEMS, requiredInput } from '../rules/admission.ts'
 import {
   ADMISSION_STEPS,
   ADMITTED_SURFACE,
@@ -25,9 +27,9 @@ import {
   deriveVersionTruth,
   deriveVoiceContracts,
   READ_ORDER,
-} from './rules/derive.ts'
-import { type DocsFinding, deriveDocsStandard, docsFindings, safeDocsPath } from './rules/docs.ts'
-import { deriveDrift, type Observation } from './rules/drift.ts'
+} from '../rules/derive.ts'
+import { type DocsFinding, deriveDocsStandard, docsFindings, safeDocsPath } from '../rules/docs.ts'
+import { deriveDrift, type Observation } from '../rules/drift.ts'
 import {
   degradations,
   deriveServices,
@@ -35,8 +37,8 @@ import {
   recoveryReadiness,
   securityReadiness,
   signoffReadiness,
-} from './rules/readiness.ts'
-import { latestObservations } from './store.ts'
+} from '../rules/readiness.ts'
+import { latestObservations } from '../store.ts'
 
 export interface ViewDeps {
   db: Db
@@ -135,35 +137,10 @@ export function createViews(deps: ViewDeps) {
     docsStandard: view('docs-standard', true, () => deriveDocsStandard(contracts)),
     admissionGovernance: view('admission-governance', true, () => ({
       review_order: ADMISSION_STEPS,
-      required_input: [
-        'tool_identity.tool_key',
-        'tool_identity.capability_class',
-        'docs.entrypoint',
-        'docs.tool_profile',
-        'docs.integrations',
-        'docs.capabilities',
-        'docs.api',
-        'docs.open_source_inventory',
-        'producer_families',
-        'consumer_families',
-        'compatibility_mode',
-        'lifecycle_posture',
-        'verify.entrypoint',
-        'verify.readiness_surfaces',
-        'verify.live_verification_target',
-        ...CHECKLIST_ITEMS.map((i) => `checklist.${i.key}`),
-      ],
+      required_input: requiredInput(),
       checklist_items: CHECKLIST_ITEMS.map((i) => ({ key: i.key, summary: i.summary, na_allowed: i.na })),
-      compatibility_modes: [
-        'BACKWARD',
-        'BACKWARD_TRANSITIVE',
-        'FORWARD',
-        'FORWARD_TRANSITIVE',
-        'FULL',
-        'FULL_TRANSITIVE',
-        'NONE',
-      ],
-      verdicts: ['admissible', 'refused', 'blocked'],
+      compatibility_modes: literalValues(CompatibilityMode),
+      verdicts: literalValues(AdmissionVerdict),
       dry_run_route: 'POST /api/v1/tools/admission/dry-run',
       registered_tools: contracts.map((c) => ({
         unit: c.unit,

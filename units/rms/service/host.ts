@@ -17,9 +17,10 @@ import {
 import { basename, join } from 'node:path'
 import type { TSchema } from '@sinclair/typebox'
 import { type TypeCheck, TypeCompiler } from '@sinclair/typebox/compiler'
-import { canonicalHash } from '../../common/hash.ts'
-import { newId, nowIso } from '../../common/time.ts'
-import { HOST_RESOURCE_ID, KINDS, RESOURCE_KINDS, type ResourceKind } from './host-model.ts'
+import { canonicalHash } from '../../../common/hash.ts'
+import { newId, nowIso } from '../../../common/time.ts'
+import { HOST_RESOURCE_ID, KINDS, RESOURCE_KINDS, type ResourceKind } from '../model/host.ts'
+import { docHash, resourceFile, resourceKey } from '../rules/resources.ts'
 
 export interface HostResource {
   kind: ResourceKind
@@ -51,15 +52,6 @@ export interface HostSnapshot {
 const CHECKERS = new Map<ResourceKind, TypeCheck<TSchema>>(
   RESOURCE_KINDS.map((k) => [k, TypeCompiler.Compile(KINDS[k].schema as TSchema)]),
 )
-
-export const resourceKey = (kind: ResourceKind, id: string) => `${kind}/${id}`
-
-export function resourceFile(kind: ResourceKind, id: string): string {
-  const dir = KINDS[kind].dir
-  return dir === null ? 'host.json' : `${dir}/${id}.json`
-}
-
-export const docHash = (doc: unknown) => canonicalHash(doc)
 
 function parseResource(
   kind: ResourceKind,
