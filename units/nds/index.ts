@@ -1,12 +1,14 @@
 import { Type as T } from '@sinclair/typebox'
 import { Elysia } from 'elysia'
 import { urlString } from '../../common/config.ts'
+import { DEFAULT_DOCS_PAGES } from '../../common/docs-pages.ts'
 import { metricsRoute } from '../../common/routes.ts'
 import { migrations } from '../../db/migrations/nds/index.ts'
 import { defineUnit, type HttpUnit } from '../../runtime/unit.ts'
 import { ndsCredentials } from './auth.ts'
 import { meta } from './meta.ts'
 import { createNdsMetrics } from './metrics.ts'
+import { REDOC } from './redoc.ts'
 import { articleRoutes } from './routes/articles.ts'
 import { billingRoutes, paddleSignatures } from './routes/billing.ts'
 import { datasetRoutes } from './routes/datasets.ts'
@@ -100,6 +102,7 @@ export const nds: HttpUnit = defineUnit({
   env,
   migrations,
   probeRoutes: ['/v1/health/live', '/v1/health/ready', '/metrics'],
+  docsPages: [...DEFAULT_DOCS_PAGES, REDOC],
   validate(config) {
     const problems: string[] = []
     if (config.SVC_ENV === 'production') {

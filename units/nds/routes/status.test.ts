@@ -80,6 +80,19 @@ describe('nds public reads', () => {
     expect(doc.paths['/v1/search/filter'].post.security).toEqual([{ apiKey: [] }])
     expect(doc.paths['/v1/health/info'].get.security).toBeUndefined()
   })
+
+  test('/docs (Swagger UI) and /redoc pages, with their assets served locally', async () => {
+    for (const path of ['/docs', '/redoc']) {
+      const page = await unit.request(path)
+      expect(page.status).toBe(200)
+      expect(page.headers.get('content-type')).toContain('text/html')
+      const html = await page.text()
+      expect(html).toContain('/openapi.json')
+      const asset = /src="([^"]+)"/.exec(html)?.[1] ?? ''
+      expect(asset.startsWith(`${path}/assets/`)).toBe(true)
+      expect((await unit.request(asset)).status).toBe(200)
+    }
+  })
 })
 
 describe('API keys', () => {
