@@ -114,6 +114,17 @@ describe('API keys', () => {
     expect((await unit.send('POST', '/v1/search/filter', { nope: 1 })).status).toBe(401)
   })
 
+  test('a key in the query string is refused on every route', async () => {
+    const { key } = await createKey(unit, 'query-key')
+    for (const path of ['/v1/health/info', '/metrics', '/openapi.json']) {
+      const res = await unit.request(`${path}?access_token=${key}`)
+      expect(res.status).toBe(400)
+      expect((await res.json()).error.code).toBe('credentials_in_query')
+    }
+    // on a guarded route the missing header is refused first
+    expect((await unit.request(`/v1/jobs/x?access_token=${key}`)).status).toBe(401)
+  })
+
   test('keys are stored hashed', async () => {
     const { key } = await createKey(unit, 'hash-check')
     const rows = unit.ctx.sqlite.query('SELECT key_hash FROM api_keys').all() as { key_hash: string }[]
