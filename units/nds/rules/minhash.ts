@@ -36,22 +36,27 @@ function fnv1a(text: string, seed = 0x811c9dc5): number {
 const A = Array.from({ length: PERMUTATIONS }, (_, i) => (fnv1a(`a${i}`) | 1) >>> 0)
 const B = Array.from({ length: PERMUTATIONS }, (_, i) => fnv1a(`b${i}`))
 
-export function shingles(text: string): Set<string> {
-  const tokens = words(text).slice(0, MAX_WORDS)
-  const out = new Set<string>()
-  if (tokens.length < SHINGLE_WORDS) {
-    if (tokens.length > 0) out.add(tokens.join(' '))
+/** The 32-bit hashes of a text's word 3-shingles, from per-word hashes (no shingle strings built). */
+export function shingleHashes(text: string): Set<number> {
+  const hashes = words(text)
+    .slice(0, MAX_WORDS)
+    .map((w) => fnv1a(w))
+  const out = new Set<number>()
+  if (hashes.length < SHINGLE_WORDS) {
+    if (hashes.length > 0) out.add(hashes.reduce((h, w) => Math.imul(h ^ w, 0x01000193) >>> 0, 0x811c9dc5))
     return out
   }
-  for (let i = 0; i + SHINGLE_WORDS <= tokens.length; i++)
-    out.add(tokens.slice(i, i + SHINGLE_WORDS).join(' '))
+  for (let i = 0; i + SHINGLE_WORDS <= hashes.length; i++) {
+    let h = 0x811c9dc5
+    for (let j = 0; j < SHINGLE_WORDS; j++) h = Math.imul(h ^ (hashes[i + j] as number), 0x01000193) >>> 0
+    out.add(h)
+  }
   return out
 }
 
 export function signature(text: string): Uint32Array {
   const sig = new Uint32Array(PERMUTATIONS).fill(0xffffffff)
-  for (const s of shingles(text)) {
-    const x = fnv1a(s)
+  for (const x of shingleHashes(text)) {
     for (let i = 0; i < PERMUTATIONS; i++) {
       const h = (Math.imul(A[i] as number, x) + (B[i] as number)) >>> 0
       if (h < (sig[i] as number)) sig[i] = h
