@@ -3,6 +3,7 @@
  * 2xx answer acknowledges, and how to find that write in the unit's SQLite file after a restart.
  */
 import type { Database } from 'bun:sqlite'
+import { issueSession } from '../common/session.ts'
 import type { Env } from '../runtime/run.ts'
 import { fakePeer, json } from '../test/harness.ts'
 
@@ -21,6 +22,13 @@ export interface CrashTarget {
 }
 
 const RMS_TOKEN = 'crash-token-rms-0001'
+const PWS_SECRET = 'crash-pws-session-secret-0123456789abcdef'
+const PWS_OWNER_REPO = 'acme/crash'
+// An admin operator session, minted once (jose signs asynchronously).
+const PWS_ADMIN = await issueSession(
+  { secret: PWS_SECRET, maxAgeS: 28_800, secure: false },
+  { sub: 'crashtest', role: 'admin' },
+)
 
 export const crashTargets: Record<string, CrashTarget> = {
   web: {
@@ -75,5 +83,40 @@ export const crashTargets: Record<string, CrashTarget> = {
     }),
     ackId: (answer) => (answer as { approval_id?: string }).approval_id,
     exists: (db, id) => db.query('SELECT 1 FROM execution_approvals WHERE approval_id = ?').get(id) !== null,
+  },
+  // PWS: adapter sandbox writes (idempotent, each creates a task the readback names).
+  pws: {
+    setup: () => ({
+      env: {
+        PWS_SESSION_SECRET: PWS_SECRET,
+        ADAPTER_SANDBOX_WRITE_ENABLED: 'true',
+        ADAPTER_SANDBOX_OWNER_REPO: PWS_OWNER_REPO,
+      },
+      stop() {},
+    }),
+    method: 'POST',
+    path: '/api/v1/projects/sandbox-crash/adapter-sandbox/writes',
+    headers: { 'content-type': 'application/json', cookie: `pm_session=${PWS_ADMIN}` },
+    body: (i) => ({
+      scenario: 'project',
+      idempotency_key: `crash-${i}-${Date.now()}`,
+      timeout_ms: 5000,
+      retry: { max_attempts: 3, backoff_ms: 10 },
+      owner_attribution: {
+        owner_repo: PWS_OWNER_REPO,
+        owner_actor: 'crashtest',
+        owner_reason: 'reliability',
+      },
+      operation: {
+        task_key: `crash-task-${i}-${Date.now()}`,
+        title: `Crash write ${i}`,
+        lane: 'backlog',
+        status: 'open',
+      },
+    }),
+    ackId: (answer) => (answer as { readback?: { target_key?: string } }).readback?.target_key,
+    exists: (db, id) =>
+      db.query("SELECT 1 FROM pws_tasks WHERE project_id = 'sandbox-crash' AND task_key = ?").get(id) !==
+      null,
   },
 }

@@ -3,6 +3,7 @@
  * fields for its requests, and any fake peer the credentials need. A unit without an entry is
  * fuzzed with its default configuration and no credentials (right for open units).
  */
+import { issueSession } from '../common/session.ts'
 import type { Env } from '../runtime/run.ts'
 import { fakePeer, json } from '../test/harness.ts'
 
@@ -20,6 +21,13 @@ export interface FuzzSetup {
 export type FuzzCredentials = () => FuzzSetup
 
 const RMS_FUZZ_TOKEN = 'fuzz-token-rms-0001'
+const PWS_FUZZ_SECRET = 'fuzz-pws-session-secret-0123456789abcdef'
+const PWS_HANDOFF_TOKEN = 'fuzz-token-pws-handoff-0001'
+// An admin operator session, minted once (jose signs asynchronously); valid for the default 8 h.
+const PWS_ADMIN_SESSION = await issueSession(
+  { secret: PWS_FUZZ_SECRET, maxAgeS: 28_800, secure: false },
+  { sub: 'fuzzer', role: 'admin' },
+)
 
 const none: FuzzCredentials = () => ({ env: {}, headers: {}, body: {}, stop() {} })
 
@@ -60,6 +68,19 @@ export const fuzzCredentials: Record<string, FuzzCredentials> = {
   },
   // PRS is open (docs/conventions.md §3).
   prs: none,
+  // PWS: an admin pm_session for every project route (sandbox writes enabled for one owner repo),
+  // and EIS's bearer token for the support handoff route.
+  pws: () => ({
+    env: {
+      PWS_SESSION_SECRET: PWS_FUZZ_SECRET,
+      PWS_SUPPORT_HANDOFF_TOKEN: PWS_HANDOFF_TOKEN,
+      ADAPTER_SANDBOX_WRITE_ENABLED: 'true',
+      ADAPTER_SANDBOX_OWNER_REPO: 'acme/fuzz',
+    },
+    headers: { cookie: `pm_session=${PWS_ADMIN_SESSION}`, authorization: `Bearer ${PWS_HANDOFF_TOKEN}` },
+    body: {},
+    stop() {},
+  }),
 }
 
 export function credentialsFor(unit: string): FuzzSetup {

@@ -6,11 +6,12 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { Elysia, t } from 'elysia'
 import fc from 'fast-check'
-import { badRequest, ErrorEnvelope } from '../common/errors.ts'
+import { badRequest, ErrorEnvelope, unavailable } from '../common/errors.ts'
 import { defineUnit } from '../runtime/unit.ts'
 import { bootForTest } from '../test/harness.ts'
 import { httpUnits } from '../units/registry.ts'
-import { type FuzzReport, type FuzzTarget, fuzzTarget, REPO_ROOT } from './lib/fuzzer.ts'
+import { type FuzzReport, type FuzzTarget, fuzzTarget, operationResolver, REPO_ROOT } from './lib/fuzzer.ts'
+import type { Operation } from './lib/openapi.ts'
 import { operations } from './lib/openapi.ts'
 import { checkResponse } from './lib/properties.ts'
 import {
@@ -93,6 +94,14 @@ const fake = defineUnit({
         },
       )
       .get('/drift', () => Response.json({ ok: 'yes' }), { response: { 200: t.Object({ ok: t.Boolean() }) } })
+      // Fails closed on a missing dependency: a declared 503, also when reached as `/closed/.`.
+      .post(
+        '/closed',
+        () => {
+          throw unavailable('dependency_not_configured', 'The dependency is not configured.')
+        },
+        { response: { 503: ErrorEnvelope } },
+      )
       .post(
         '/poison',
         () => {
@@ -227,6 +236,20 @@ describe('the fuzzer finds planted bugs', () => {
   test('a liveness route that stops answering', async () => {
     const r = await fuzzFake(['POST /poison'])
     expect(problemsOf(r).some((p) => p.startsWith('liveness /health answered 503'))).toBe(true)
+  })
+  test('a declared 503 is not a failure', async () => {
+    const r = await fuzzFake(['POST /closed'], 60)
+    expect(r.failures).toEqual([])
+  })
+  test('a path that normalizes to a route (/x/. is /x/) is checked against that route, as Elysia serves it', async () => {
+    const op = (method: string, path: string) => ({ method, path }) as Operation
+    const ops = [op('POST', '/closed'), op('GET', '/items/{id}')]
+    const routeOf = operationResolver(ops)
+    const pathOf = (raw: string) => new URL(`http://localhost${raw}`).pathname
+    expect(routeOf(pathOf('/closed/.'), 'POST')).toBe(ops[0])
+    expect(routeOf(pathOf('/items/7/.'), 'GET')).toBe(ops[1])
+    expect(routeOf(pathOf('/closed/x'), 'POST')).toBeUndefined()
+    expect(routeOf(pathOf('/closed'), 'GET')).toBeUndefined()
   })
   test('healthy routes pass', async () => {
     const r = await fuzzFake(['POST /items', 'GET /items/{id}', 'GET /health'], 60)

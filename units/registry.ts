@@ -10,8 +10,10 @@ import type { CliUnit } from '../common/cli.ts'
 import type { UnitMeta } from '../common/unit-meta.ts'
 import type { HttpUnit } from '../runtime/unit.ts'
 import { meta as als } from './als/meta.ts'
+import { meta as eis } from './eis/meta.ts'
 import { meta as nds } from './nds/meta.ts'
 import { meta as prs } from './prs/meta.ts'
+import { meta as pws } from './pws/meta.ts'
 import { meta as rms } from './rms/meta.ts'
 import { meta as web } from './web/meta.ts'
 
@@ -24,6 +26,8 @@ export const httpUnits = {
   als: { ...als, load: async () => (await import('./als/index.ts')).als },
   prs: { ...prs, load: async () => (await import('./prs/index.ts')).prs },
   rms: { ...rms, load: async () => (await import('./rms/index.ts')).rms },
+  eis: { ...eis, load: async () => (await import('./eis/index.ts')).eis },
+  pws: { ...pws, load: async () => (await import('./pws/index.ts')).pws },
   nds: { ...nds, load: async () => (await import('./nds/index.ts')).nds },
 } satisfies Record<string, RegisteredUnit>
 
@@ -36,6 +40,10 @@ export interface RegisteredCli {
 }
 
 export const cliUnits: Record<string, RegisteredCli> = {
+  eis: {
+    title: 'ERP integration service: identity facts import',
+    load: async () => (await import('./eis/cli.ts')).eisCli,
+  },
   tel: { title: 'telephony-stack repository', load: async () => (await import('./tel/index.ts')).tel },
   mem: { title: 'memory-stack repository', load: async () => (await import('./mem/index.ts')).mem },
   nds: { title: 'news data service API keys', load: async () => (await import('./nds/cli.ts')).ndsCli },

@@ -251,9 +251,7 @@ export async function fuzzTarget(target: FuzzTarget, opts: FuzzOptions): Promise
     }
   }
 
-  const templates = all.map((op) => ({ op, re: templateRegex(op.path) }))
-  const routeOf = (pathname: string, method: string) =>
-    templates.find((t) => t.op.method === method && t.re.test(pathname))?.op
+  const routeOf = operationResolver(all)
 
   const methodsByPath = new Map<string, string[]>()
   for (const op of all) methodsByPath.set(op.path, [...(methodsByPath.get(op.path) ?? []), op.method])
@@ -367,4 +365,17 @@ export function formatFailure(f: FuzzFailure): string {
     ...f.request.split('\n').map((l) => `    ${l}`),
     `  reproduce: ${f.reproduce}`,
   ].join('\n')
+}
+
+/**
+ * The operation a request path reaches, as Elysia routes (not strictPath): one trailing slash
+ * reaches the same route, so a path that normalizes to it (`/x/.` is `/x/`) is checked against
+ * that route's declared answers.
+ */
+export function operationResolver(ops: readonly Operation[]) {
+  const templates = ops.map((op) => ({ op, re: templateRegex(op.path) }))
+  return (pathname: string, method: string): Operation | undefined => {
+    const path = pathname.length > 1 ? pathname.replace(/\/$/, '') : pathname
+    return templates.find((t) => t.op.method === method && t.re.test(path))?.op
+  }
 }

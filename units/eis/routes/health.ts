@@ -1,0 +1,95 @@
+import type { Database } from 'bun:sqlite'
+import { Elysia, t } from 'elysia'
+import { outboxSummary } from '../../../db/outbox.ts'
+import type { Db } from '../../../db/sqlite.ts'
+import { databaseReady } from '../../../db/sqlite.ts'
+import { lit, Message, message, Nullable, Ts } from '../model/common.ts'
+import { P } from '../paths.ts'
+import { RUNTIME_HOST_TARGET } from '../service/dispatch.ts'
+import { eventCounts, tableCounts } from '../store.ts'
+
+export interface HealthDeps {
+  db: Db
+  sqlite: Database
+  version: string
+  startedAt: string
+  erpBackend: 'embedded' | 'frappe'
+  /** Which integrations are configured (never their secrets). */
+  integrations: Record<string, boolean>
+}
+
+const Integrations = t.Record(t.String(), t.Object({ configured: t.Boolean() }))
+
+export const IntegrationStatus = Message(
+  t.Object({
+    service: t.Literal('eis'),
+    status: lit('ok', 'degraded'),
+    version: t.String(),
+    started_at: Ts,
+    checked_at: Ts,
+    database: lit('ok', 'unavailable'),
+    erp_backend: lit('embedded', 'frappe'),
+    integrations: Integrations,
+    integration_events: t.Record(t.String(), t.Integer()),
+    documents: t.Record(t.String(), t.Integer()),
+    runtime_host_dispatch: t.Object({
+      pending: t.Integer(),
+      delivered: t.Integer(),
+      dead: t.Integer(),
+      oldest_pending_at: Nullable(Ts),
+    }),
+  }),
+)
+
+export const Healthz = t.Object({
+  status: t.Literal('ok'),
+  service: t.Literal('eis'),
+  mcp: t.Object({ configured: t.Boolean() }),
+})
+
+/** The runtime and integration snapshot (the status route and the MCP tool answer it). */
+async function dispatchSummary(db: Db, dbOk: boolean) {
+  if (!dbOk) return { pending: 0, delivered: 0, dead: 0, oldest_pending_at: null }
+  const s = await outboxSummary(db, RUNTIME_HOST_TARGET)
+  return { pending: s.pending, delivered: s.delivered, dead: s.dead, oldest_pending_at: s.oldestPendingAt }
+}
+
+export async function integrationStatus(deps: HealthDeps) {
+  const dbOk = databaseReady(deps.sqlite)
+  return {
+    service: 'eis' as const,
+    status: dbOk ? ('ok' as const) : ('degraded' as const),
+    version: deps.version,
+    started_at: deps.startedAt,
+    checked_at: new Date().toISOString(),
+    database: dbOk ? ('ok' as const) : ('unavailable' as const),
+    erp_backend: deps.erpBackend,
+    integrations: Object.fromEntries(
+      Object.entries(deps.integrations).map(([k, v]) => [k, { configured: v }]),
+    ),
+    integration_events: dbOk ? await eventCounts(deps.db) : {},
+    documents: dbOk ? await tableCounts(deps.db) : {},
+    runtime_host_dispatch: await dispatchSummary(deps.db, dbOk),
+  }
+}
+
+export const healthRoutes = (deps: HealthDeps) =>
+  new Elysia({ name: 'eis:health' })
+    .get(
+      '/healthz',
+      () => ({
+        status: 'ok' as const,
+        service: 'eis' as const,
+        mcp: { configured: deps.integrations.mcp_gateway ?? false },
+      }),
+      {
+        response: { 200: Healthz },
+        detail: { summary: 'Liveness of EIS and its MCP gateway' },
+      },
+    )
+    .get(P('health.integration_status'), async () => message(await integrationStatus(deps)), {
+      response: { 200: IntegrationStatus },
+      detail: {
+        summary: 'Lightweight runtime and integration snapshot (configured flags only, never secrets)',
+      },
+    })

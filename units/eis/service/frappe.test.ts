@@ -1,0 +1,119 @@
+import { afterEach, expect, test } from 'bun:test'
+import { type FakePeer, fakePeer, json } from '../../../test/harness.ts'
+import * as store from '../store.ts'
+import { bootEis, call, type EisUnit } from '../testing.ts'
+import { intakePayment, intakeSupplier } from './intake.ts'
+
+let u: EisUnit
+let frappe: FakePeer
+afterEach(async () => {
+  frappe?.stop()
+  await u?.dispose()
+})
+
+/** A stand-in for Frappe's REST API: /api/resource/<Doctype>[/<name>], list filters on remarks. */
+function fakeFrappe() {
+  const docs = new Map<string, Record<string, unknown>>()
+  let seq = 0
+  return fakePeer((req) => {
+    if (req.headers.get('authorization') !== 'token key-1:secret-1')
+      return json({ exc_type: 'AuthenticationError' }, 401)
+    const url = new URL(req.path, 'http://x')
+    const [, , , doctypeRaw, nameRaw] = url.pathname.split('/')
+    const doctype = decodeURIComponent(doctypeRaw ?? '')
+    if (req.method === 'POST') {
+      const name = `${doctype === 'Purchase Invoice' ? 'ACC-PINV' : 'ACC-SINV'}-2026-${String(++seq).padStart(5, '0')}`
+      const doc = { ...JSON.parse(req.body), name, doctype }
+      docs.set(`${doctype}/${name}`, doc)
+      return json({ data: doc })
+    }
+    if (nameRaw) {
+      const doc = docs.get(`${doctype}/${decodeURIComponent(nameRaw)}`)
+      return doc ? json({ data: doc }) : json({ exc_type: 'DoesNotExistError' }, 404)
+    }
+    const [[field, , value]] = JSON.parse(url.searchParams.get('filters') ?? '[[]]')
+    const found = [...docs.values()]
+      .filter((d) => d.doctype === doctype && d[field] === value)
+      .map((d) => ({ name: d.name }))
+    return json({ data: found })
+  })
+}
+
+const ERP = { ERP_API_KEY: 'key-1', ERP_API_SECRET: 'secret-1' }
+const SUPPLIER = {
+  vendor: { name: 'Paper Co' },
+  invoice: { number: 'B-1', currency: 'EUR' },
+  totals: { grand_total: 50 },
+  line_items: [{ description: 'Paper', amount: 50 }],
+}
+
+test('with ERP_BASE_URL, drafts go to Frappe with token auth, once per staged record, and are read back from it', async () => {
+  frappe = fakeFrappe()
+  u = bootEis({ ERP_BASE_URL: frappe.url, ...ERP })
+  const status = (await (await u.request('/api/method/svc_erp_core.api.health.integration_status')).json())
+    .message
+  expect(status.erp_backend).toBe('frappe')
+  const { supplier_intake } = await intakeSupplier(u.ctx.db, JSON.stringify(SUPPLIER), SUPPLIER)
+  const posted = (
+    await (await call(u, 'workflows.post_supplier_intake', { name: supplier_intake, force: true })).json()
+  ).message
+  expect(posted).toMatchObject({ status: 'posted', invoice: 'ACC-PINV-2026-00001', docstatus: 0 })
+  const insert = frappe.requests.find((r) => r.method === 'POST')
+  expect(insert?.path).toBe('/api/resource/Purchase%20Invoice')
+  expect(JSON.parse(insert?.body ?? '')).toMatchObject({
+    supplier: 'Paper Co',
+    bill_no: 'B-1',
+    currency: 'EUR',
+    docstatus: 0,
+    remarks: `EIS Supplier Intake ${supplier_intake}`,
+    items: [{ item_name: 'Paper', qty: 1, rate: 50, amount: 50 }],
+  })
+
+  // The local update was lost (crash after Frappe answered): posting again finds the invoice, creates none.
+  u.ctx.sqlite.run("UPDATE supplier_intakes SET status = 'approved', purchase_invoice = NULL")
+  const again = (await (await call(u, 'workflows.post_supplier_intake', { name: supplier_intake })).json())
+    .message
+  expect(again.invoice).toBe('ACC-PINV-2026-00001')
+  expect(frappe.requests.filter((r) => r.method === 'POST')).toHaveLength(1)
+
+  const context = (
+    await (
+      await call(u, 'support_cases.support_context', {
+        business_refs: [
+          { doctype: 'Purchase Invoice', name: posted.invoice },
+          { doctype: 'Sales Invoice', name: 'ACC-SINV-404' },
+        ],
+      })
+    ).json()
+  ).message
+  expect(context.objects[0]).toMatchObject({ found: true, doc: { supplier: 'Paper Co' }, linked: {} })
+  expect(context.objects[1]).toMatchObject({ found: false, missing_reason: 'missing_object' })
+})
+
+test('Frappe down or refusing: 503 erp_unavailable, the record is not marked posted; support context marks the backend unavailable', async () => {
+  frappe = fakeFrappe()
+  u = bootEis({ ERP_BASE_URL: frappe.url, ERP_API_KEY: 'key-1', ERP_API_SECRET: 'wrong' })
+  const body = {
+    id: 'evt_f',
+    type: 'charge.succeeded',
+    data: { object: { amount: 100, currency: 'eur', customer: 'c' } },
+  }
+  const rev = (await intakePayment(u.ctx.db, 'payment_provider_a', JSON.stringify(body), body))
+    .revenue_event as string
+  const res = await call(u, 'workflows.post_revenue_event', { name: rev })
+  expect(res.status).toBe(503)
+  expect((await res.json()).error.code).toBe('erp_unavailable')
+  expect((await store.findRevenueEvent(u.ctx.db, rev))?.status).toBe('staged')
+  const context = (
+    await (
+      await call(u, 'support_cases.support_context', {
+        business_refs: [{ doctype: 'Sales Invoice', name: 'x' }],
+      })
+    ).json()
+  ).message
+  expect(context.objects[0]).toMatchObject({ found: false, missing_reason: 'backend_unavailable' })
+})
+
+test('ERP_BASE_URL without the key and secret is a start-up error', () => {
+  expect(() => bootEis({ ERP_BASE_URL: 'http://127.0.0.1:1' })).toThrow('ERP_API_SECRET')
+})

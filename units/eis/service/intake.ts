@@ -1,0 +1,173 @@
+/**
+ * What the webhooks do once a delivery's signature holds: stage the record the delivery
+ * describes, with its Integration Event, in one transaction (service/evidence.ts).
+ */
+import type { Static } from '@sinclair/typebox'
+import type { Db } from '../../../db/sqlite.ts'
+import type {
+  PaymentProviderAEvent,
+  PaymentProviderBEvent,
+  SupplierIntakePayload,
+  WebsiteContactIntake,
+} from '../model/webhooks.ts'
+import { docName, SERIES } from '../rules/naming.ts'
+import { type ProviderName, type RevenueData, revenueFromA, revenueFromB } from '../rules/payments.ts'
+import * as store from '../store.ts'
+import { acceptDelivery, bodyKey } from './evidence.ts'
+
+export const SOURCES = {
+  contact: 'webhooks.website_contact_intake',
+  supplier: 'webhooks.supplier_intake',
+  providerA: 'webhooks.payment_provider_a',
+  providerB: 'webhooks.payment_provider_b',
+} as const
+
+type ContactBody = Static<typeof WebsiteContactIntake>
+
+/**
+ * Create or update the Lead of the contact's e-mail address (compared case-insensitively).
+ * A redelivery of the same platform_event.event_id changes nothing and answers the first result.
+ */
+export async function intakeContact(db: Db, raw: string, body: ContactBody) {
+  const email = body.contact.email.trim().toLowerCase()
+  const accepted = await acceptDelivery(
+    db,
+    { source: SOURCES.contact, eventKey: body.platform_event.event_id, raw },
+    (tx, _event, at) => {
+      const lastIntake = {
+        contact: body.contact,
+        interest: body.interest,
+        profiling: body.profiling,
+        site: body.site,
+        platform_event: body.platform_event,
+      }
+      const fields = {
+        leadName: body.contact.name,
+        companyName: body.contact.company ?? null,
+        phone: body.contact.phone ?? null,
+        interest: body.interest,
+        notes: body.contact.message,
+        lastIntake,
+        modified: at,
+      }
+      const existing = store.findLeadByEmailTx(tx, email)
+      if (existing) {
+        store.updateLead(tx, existing.name, {
+          ...fields,
+          companyName: fields.companyName ?? existing.companyName,
+          phone: fields.phone ?? existing.phone,
+          intakeCount: existing.intakeCount + 1,
+        })
+        return {
+          status: 'processed',
+          outcome: { lead: existing.name, action: 'updated' },
+          reference: { doctype: 'Lead', name: existing.name },
+        }
+      }
+      const name = docName(SERIES.lead)
+      const channel = (body.profiling as Record<string, unknown>).channel
+      const source = typeof channel === 'string' ? channel : 'website'
+      store.insertLead(tx, { name, emailId: email, source, intakeCount: 1, creation: at, ...fields })
+      return {
+        status: 'processed',
+        outcome: { lead: name, action: 'created' },
+        reference: { doctype: 'Lead', name },
+      }
+    },
+  )
+  return {
+    integration_event: accepted.event.name,
+    target_doctype: 'Lead' as const,
+    lead: accepted.event.referenceName as string,
+    ack: true as const,
+    duplicate: accepted.duplicate,
+  }
+}
+
+type AEvent = Static<typeof PaymentProviderAEvent>
+type BEvent = Static<typeof PaymentProviderBEvent>
+
+/**
+ * Record a payment event; stage a Revenue Event when it confirms money received. The provider's
+ * event id keys both the evidence and the revenue event, so a redelivery stages nothing twice.
+ */
+export async function intakePayment(db: Db, provider: ProviderName, raw: string, body: AEvent | BEvent) {
+  const revenue: RevenueData | null =
+    provider === 'payment_provider_a' ? revenueFromA(body as AEvent) : revenueFromB(body as BEvent)
+  const eventKey = provider === 'payment_provider_a' ? (body as AEvent).id : (body as BEvent).event_id
+  const accepted = await acceptDelivery(
+    db,
+    { source: `webhooks.${provider}`, eventKey, raw },
+    (tx, event, at) => {
+      if (!revenue) return { status: 'ignored', outcome: { reason: 'no_revenue_in_event_type' } }
+      const name = docName(SERIES.revenueEvent)
+      store.insertRevenueEvent(tx, {
+        name,
+        status: 'staged',
+        provider,
+        providerEventId: revenue.providerEventId,
+        eventType: revenue.eventType,
+        customer: revenue.customer,
+        currency: revenue.currency,
+        amount: revenue.amount,
+        description: revenue.description,
+        integrationEvent: event,
+        salesInvoice: null,
+        postingError: null,
+        creation: at,
+        modified: at,
+      })
+      return {
+        status: 'processed',
+        outcome: { revenue_event: name },
+        reference: { doctype: 'Revenue Event', name },
+      }
+    },
+  )
+  return {
+    ok: true as const,
+    integration_event: accepted.event.name,
+    duplicate: accepted.duplicate,
+    status: accepted.event.status,
+    revenue_event: accepted.event.referenceName,
+  }
+}
+
+type SupplierBody = Static<typeof SupplierIntakePayload>
+
+const num = (v: number | string | undefined) => (v === undefined ? null : Number(v))
+
+/** Stage a Supplier Intake from the normalized payload, keyed by `intake_id` or by the body's hash. */
+export async function intakeSupplier(db: Db, raw: string, body: SupplierBody) {
+  const eventKey = body.intake_id ?? bodyKey(raw)
+  const accepted = await acceptDelivery(db, { source: SOURCES.supplier, eventKey, raw }, (tx, event, at) => {
+    const name = docName(SERIES.supplierIntake)
+    store.insertSupplierIntake(tx, {
+      name,
+      status: 'staged',
+      supplierName: body.vendor?.name ?? null,
+      billNo: body.invoice?.number ?? null,
+      currency: body.invoice?.currency?.toUpperCase() ?? null,
+      grandTotal: num(body.totals?.grand_total),
+      payload: body as Record<string, unknown>,
+      integrationEvent: event,
+      purchaseInvoice: null,
+      postingError: null,
+      creation: at,
+      modified: at,
+    })
+    return {
+      status: 'processed',
+      outcome: { supplier_intake: name },
+      reference: { doctype: 'Supplier Intake', name },
+    }
+  })
+  const intake = await store.findSupplierIntake(db, accepted.event.referenceName as string)
+  return {
+    ok: true as const,
+    integration_event: accepted.event.name,
+    duplicate: accepted.duplicate,
+    supplier_intake: accepted.event.referenceName as string,
+    status: intake?.status ?? 'staged',
+  }
+}
