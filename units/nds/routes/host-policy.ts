@@ -4,9 +4,7 @@
  * proxy marks plain http (X-Forwarded-Proto: http) is redirected to https (308). Liveness,
  * readiness and metrics stay reachable for probes that use an address, not the public name.
  * An API key in the query string (`access_token`, `api_key`) is refused on every route: query
- * strings end up in proxy logs. (This global hook also makes every route parse its query, which
- * the bearer reader of the credentials block expects; without it the compiled executable answered
- * 500 on /metrics, /openapi.json and the docs pages.)
+ * strings end up in proxy logs.
  */
 import { Elysia } from 'elysia'
 import { badRequest } from '../../../common/errors.ts'
