@@ -103,6 +103,18 @@ export interface NdsStore {
     keyHash: string,
   ): Promise<{ keyId: string; accountId: string; lastUsedAt: string | null } | undefined>
   touchApiKey(keyId: string, at: string): Promise<void>
+  listApiKeys(): Promise<
+    {
+      keyId: string
+      accountId: string
+      name: string
+      createdAt: string
+      lastUsedAt: string | null
+      revokedAt: string | null
+    }[]
+  >
+  /** Revoke a key; false when there is no such active key. */
+  revokeApiKey(keyId: string, at: string): Promise<boolean>
   oldestActiveKeyAge(now: number): Promise<{ count: number; oldestCreatedAt: string | null }>
   // jobs
   insertJob(job: {
@@ -379,6 +391,26 @@ export function createStore(
     },
     async touchApiKey(keyId, at) {
       db.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.keyId, keyId)).run()
+    },
+    async listApiKeys() {
+      return db
+        .select({
+          keyId: apiKeys.keyId,
+          accountId: apiKeys.accountId,
+          name: apiKeys.name,
+          createdAt: apiKeys.createdAt,
+          lastUsedAt: apiKeys.lastUsedAt,
+          revokedAt: apiKeys.revokedAt,
+        })
+        .from(apiKeys)
+        .orderBy(asc(apiKeys.createdAt))
+        .all()
+    },
+    async revokeApiKey(keyId, at) {
+      return (
+        sqlite.run('UPDATE api_keys SET revoked_at = ? WHERE key_id = ? AND revoked_at IS NULL', [at, keyId])
+          .changes === 1
+      )
     },
     async oldestActiveKeyAge() {
       const row = sqlite
