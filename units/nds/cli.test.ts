@@ -11,7 +11,14 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
 async function run(...args: string[]) {
   let stdout = ''
   let stderr = ''
-  const io: CliIo = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t) }
+  const io: CliIo = {
+    stdout: (t) => {
+      stdout += t
+    },
+    stderr: (t) => {
+      stderr += t
+    },
+  }
   const code = await ndsCli.run(args, { SVC_DATA_DIR: dataDir }, io)
   return { code, stdout, stderr }
 }

@@ -14,10 +14,7 @@ import type { NormalizedArticle } from './rules/normalize.ts'
 import {
   accounts,
   apiKeys,
-  articleBands,
-  articleEntities,
   articles,
-  articleVectors,
   articleVersions,
   caseEvidence,
   events,
@@ -316,6 +313,33 @@ export function createStore(
     return best
   }
 
+  /** The ingest write path as prepared statements: it runs once per article, batches of 200. */
+  const ARTICLE_CONTENT =
+    'source, source_name, title, body, language, published_at, entities, version, content_hash, minhash, cluster_id, cluster_similarity'
+  const write = {
+    existing: sqlite.query<
+      { seq: number; article_id: string; version: number; content_hash: string; cluster_id: string },
+      [string]
+    >('SELECT seq, article_id, version, content_hash, cluster_id FROM articles WHERE canonical_url = ?'),
+    insertArticle: sqlite.prepare(
+      `INSERT INTO articles (article_id, canonical_url, ${ARTICLE_CONTENT}, first_seen_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
+    ),
+    updateArticle: sqlite.prepare(
+      `UPDATE articles SET (${ARTICLE_CONTENT}, updated_at) = (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) WHERE seq = ?`,
+    ),
+    deleteEntities: sqlite.prepare('DELETE FROM article_entities WHERE seq = ?'),
+    deleteBands: sqlite.prepare('DELETE FROM article_bands WHERE seq = ?'),
+    insertVersion: sqlite.prepare(
+      'INSERT INTO article_versions (article_id, version, content_hash, title, body, published_at, job_id, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    ),
+    insertBand: sqlite.prepare('INSERT OR IGNORE INTO article_bands (band_key, seq) VALUES (?, ?)'),
+    insertEntity: sqlite.prepare('INSERT OR IGNORE INTO article_entities (seq, entity) VALUES (?, ?)'),
+    upsertVector: sqlite.prepare(
+      'INSERT INTO article_vectors (seq, model, vector) VALUES (?, ?, ?) ON CONFLICT(seq) DO UPDATE SET model = excluded.model, vector = excluded.vector',
+    ),
+  }
+
   const claim = <T>(table: 'ingest_jobs' | 'research_runs', idColumn: string) =>
     sqlite.transaction((): T | undefined => {
       const next = sqlite
@@ -495,89 +519,44 @@ export function createStore(
     async applyArticles(batch, jobId) {
       const applyOne = (a: PreparedArticle): { outcome: ApplyOutcome; seq?: number } => {
         const at = nowIso()
-        const existing = db
-          .select({
-            seq: articles.seq,
-            articleId: articles.articleId,
-            version: articles.version,
-            contentHash: articles.contentHash,
-            clusterId: articles.clusterId,
-          })
-          .from(articles)
-          .where(eq(articles.canonicalUrl, a.canonicalUrl))
-          .get()
-        if (existing && existing.contentHash === a.contentHash) return { outcome: 'unchanged' }
+        const existing = write.existing.get(a.canonicalUrl)
+        if (existing && existing.content_hash === a.contentHash) return { outcome: 'unchanged' }
         const keys = bandKeys(a.minhash)
-        const articleId = existing?.articleId ?? newId()
+        const articleId = existing?.article_id ?? newId()
         const duplicate = nearestDuplicate(a.minhash, keys, a.canonicalUrl)
-        const cluster =
+        const [clusterId, clusterSimilarity] =
           duplicate && duplicate.clusterId !== articleId
-            ? { clusterId: duplicate.clusterId, clusterSimilarity: duplicate.similarity }
-            : { clusterId: existing?.clusterId ?? articleId, clusterSimilarity: 1 }
-        const fields = {
-          source: a.source,
-          sourceName: a.sourceName,
-          title: a.title,
-          body: a.body,
-          language: a.language,
-          publishedAt: a.publishedAt,
-          entities: a.entities,
-          contentHash: a.contentHash,
-          minhash: toBytes(a.minhash),
-          ...cluster,
-          updatedAt: at,
-        }
+            ? [duplicate.clusterId, duplicate.similarity]
+            : [existing?.cluster_id ?? articleId, 1]
+        const version = existing ? existing.version + 1 : 1
+        const content = [
+          a.source,
+          a.sourceName,
+          a.title,
+          a.body,
+          a.language,
+          a.publishedAt,
+          JSON.stringify(a.entities),
+          version,
+          a.contentHash,
+          toBytes(a.minhash),
+          clusterId,
+          clusterSimilarity,
+        ] as const
         let seq: number
-        let version: number
         if (existing) {
-          version = existing.version + 1
-          db.update(articles)
-            .set({ ...fields, version })
-            .where(eq(articles.seq, existing.seq))
-            .run()
           seq = existing.seq
-          db.delete(articleEntities).where(eq(articleEntities.seq, seq)).run()
-          db.delete(articleBands).where(eq(articleBands.seq, seq)).run()
+          write.updateArticle.run(...content, at, seq)
+          write.deleteEntities.run(seq)
+          write.deleteBands.run(seq)
         } else {
-          version = 1
-          const inserted = db
-            .insert(articles)
-            .values({ ...fields, articleId, canonicalUrl: a.canonicalUrl, version, firstSeenAt: at })
-            .returning({ seq: articles.seq })
-            .get()
-          seq = inserted.seq
+          seq = (write.insertArticle.get(articleId, a.canonicalUrl, ...content, at, at) as { seq: number })
+            .seq
         }
-        db.insert(articleVersions)
-          .values({
-            articleId,
-            version,
-            contentHash: a.contentHash,
-            title: a.title,
-            body: a.body,
-            publishedAt: a.publishedAt,
-            jobId,
-            recordedAt: at,
-          })
-          .run()
-        db.insert(articleBands)
-          .values(keys.map((bandKey) => ({ bandKey, seq })))
-          .onConflictDoNothing()
-          .run()
-        if (a.entities.length > 0) {
-          db.insert(articleEntities)
-            .values(a.entities.map((entity) => ({ seq, entity })))
-            .onConflictDoNothing()
-            .run()
-        }
-        if (a.vector) {
-          db.insert(articleVectors)
-            .values({ seq, model: vectors.model, vector: toBlob(a.vector) })
-            .onConflictDoUpdate({
-              target: articleVectors.seq,
-              set: { model: vectors.model, vector: toBlob(a.vector) },
-            })
-            .run()
-        }
+        write.insertVersion.run(articleId, version, a.contentHash, a.title, a.body, a.publishedAt, jobId, at)
+        for (const key of keys) write.insertBand.run(key, seq)
+        for (const entity of a.entities) write.insertEntity.run(seq, entity)
+        if (a.vector) write.upsertVector.run(seq, vectors.model, toBlob(a.vector))
         return { outcome: existing ? 'updated' : 'created', seq }
       }
       const results = sqlite.transaction(() => batch.map(applyOne)).immediate()
