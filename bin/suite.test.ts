@@ -45,6 +45,32 @@ test('ALS gets a token that RMS accepts for reads and refuses for writes', async
   }
 })
 
+test('EIS gets a token RMS accepts for recording approvals (its dispatch is a write)', async () => {
+  const envs = suiteEnv(['eis', 'rms'], {})
+  const token = envs.eis?.SVC_RMS_TOKEN ?? ''
+  expect(token.length).toBeGreaterThanOrEqual(32)
+  expect(envs.eis?.SVC_RMS_URL).toBe(`http://127.0.0.1:${httpUnits.rms.port}`)
+  const { SVC_ENV: _, ...rmsEnv } = envs.rms ?? {}
+  const unit = bootForTest(rms, rmsEnv)
+  try {
+    const write = await unit.send(
+      'POST',
+      '/api/v1/execution/approvals',
+      {
+        approval_id: 'apr-eis-1',
+        proposal_ref: 'packet-1',
+        decision: 'pending',
+        policy_approved: false,
+        human_approved: false,
+      },
+      { authorization: `Bearer ${token}` },
+    )
+    expect(write.status).toBeLessThan(300)
+  } finally {
+    await unit.dispose()
+  }
+})
+
 test('an operator who sets the ALS token keeps RMS as they configured it', () => {
   const envs = suiteEnv(['als', 'rms'], {
     SVC_RMS_TOKEN: 'operator-token',

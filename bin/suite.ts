@@ -45,7 +45,13 @@ export function suiteEnv(names: readonly string[], env: Env): Record<string, Env
   // for it), RMS gets a generated read-only local token for subject svc:als, added to any the
   // operator set.
   const alsRmsToken = env.SVC_RMS_TOKEN ?? secret()
-  const rmsLocalTokens = [env.RMS_LOCAL_TOKENS, env.SVC_RMS_TOKEN ? undefined : `${alsRmsToken}:svc:als:r`]
+  // EIS dispatches approval packets to RMS (a write): its own read-write token, subject svc:eis.
+  const eisRmsToken = env.EIS_RMS_TOKEN ?? secret()
+  const rmsLocalTokens = [
+    env.RMS_LOCAL_TOKENS,
+    env.SVC_RMS_TOKEN ? undefined : `${alsRmsToken}:svc:als:r`,
+    env.EIS_RMS_TOKEN || !has('eis') ? undefined : `${eisRmsToken}:svc:eis:rw`,
+  ]
     .filter((part) => part !== undefined && part.trim() !== '')
     .join(',')
   const shared: Env = {
@@ -62,6 +68,7 @@ export function suiteEnv(names: readonly string[], env: Env): Record<string, Env
       : {},
     eis: {
       ERP_API_SHARED_SECRET: contactSecret,
+      ...(has('rms') && { SVC_RMS_TOKEN: eisRmsToken }),
       ...(has('pws') && {
         SVC_SUPPORT_HANDOFF_URL: `${url('pws')}/api/v1/support/handoff`,
         SVC_SUPPORT_HANDOFF_TOKEN: handoffToken,

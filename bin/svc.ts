@@ -11,7 +11,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from '../common/cli.ts'
 import { ConfigError } from '../common/config.ts'
-import { openUnitDatabase, probeFile, readUnitConfig, runUnit } from '../runtime/run.ts'
+import { openUnitStorage, probeFile, readUnitConfig, runUnit } from '../runtime/run.ts'
 import { cliUnits, httpUnits, registeredUnit, unitNames } from '../units/registry.ts'
 import { runSuite, suiteStatus } from './suite.ts'
 
@@ -92,9 +92,9 @@ async function main(argv: string[]): Promise<number | undefined> {
       const unit = await entry.load()
       try {
         const config = readUnitConfig(unit, env)
-        const db = openUnitDatabase(unit, config)
-        console.log(`${unit.name}: database ready at ${db.path}`)
-        db.close()
+        const storage = await openUnitStorage(unit, config)
+        console.log(`${unit.name}: database ready at ${storage.location} (${storage.driver})`)
+        await storage.close()
         return 0
       } catch (err) {
         if (!(err instanceof ConfigError)) throw err

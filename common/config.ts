@@ -20,7 +20,13 @@ export const baseEnv = {
   HOST: T.String({ default: '0.0.0.0', minLength: 1, description: 'a bind address' }),
   SVC_DATA_DIR: T.String({ default: './data', minLength: 1, description: 'a directory path' }),
   DATABASE_URL: T.Optional(
-    T.String({ minLength: 1, description: 'a SQLite file path, file: URL or :memory:' }),
+    T.String({
+      minLength: 1,
+      description: 'a SQLite file path, file: URL or :memory:, or a libSQL server (libsql://, http(s)://)',
+    }),
+  ),
+  DATABASE_AUTH_TOKEN: T.Optional(
+    T.String({ minLength: 1, description: 'the libSQL server token (a JWT); never logged' }),
   ),
   SVC_ENV: SvcEnv,
   LOG_LEVEL: T.Union(

@@ -12,6 +12,7 @@
 import type { Database } from 'bun:sqlite'
 import { AppError, unavailable } from '../common/errors.ts'
 import type { Db } from './sqlite.ts'
+import type { Sql, Storage } from './storage.ts'
 
 export interface GuardOptions<S> {
   /** Builds what callbacks receive (prepared statements, or the Db itself); run once, under the guard. */
@@ -119,13 +120,60 @@ export class PersistenceGuard<S> {
       this.probe()
       return fn()
     } catch (err) {
-      if (err instanceof AppError) throw err
-      this.failing = true
-      this.options.onFailure?.(err)
-      throw unavailable(
-        this.options.code ?? 'persistence_unavailable',
-        this.options.message ?? 'The store is unavailable; nothing was written.',
-      )
+      if (!(err instanceof AppError)) this.failing = true
+      throw storageFailure(err, this.options)
+    }
+  }
+}
+
+/** A refusal passes through; anything else is reported and becomes the 503. */
+function storageFailure(err: unknown, o: Omit<GuardOptions<unknown>, 'prepare'>): unknown {
+  if (err instanceof AppError) return err
+  o.onFailure?.(err)
+  return unavailable(
+    o.code ?? 'persistence_unavailable',
+    o.message ?? 'The store is unavailable; nothing was written.',
+  )
+}
+
+/**
+ * The guard on the storage interface (either driver): the same 503 and readiness, with async
+ * callbacks that receive the query builder.
+ *
+ *   const store = new StorageGuard(ctx.storage, { onFailure: (err) => ctx.log.error({ err }, 'store') })
+ *   await store.write(async (tx) => { await tx.insert(things).values(row) })   // one transaction
+ *   const rows = await store.read((db) => db.select().from(things))
+ */
+export class StorageGuard {
+  private failing = false
+
+  constructor(
+    readonly storage: Storage,
+    private readonly options: Omit<GuardOptions<unknown>, 'prepare'> = {},
+  ) {}
+
+  /** Whether the database answers and the last write did not fail. */
+  async ready(): Promise<boolean> {
+    return (await this.storage.ready()) && !this.failing
+  }
+
+  read<T>(fn: (db: Sql) => Promise<T>): Promise<T> {
+    return this.guard(() => fn(this.storage.db))
+  }
+
+  /** One write transaction; a refusal (AppError) thrown inside rolls it back and passes through. */
+  async write<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
+    const result = await this.guard(() => this.storage.transaction(fn))
+    this.failing = false
+    return result
+  }
+
+  private async guard<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn()
+    } catch (err) {
+      if (!(err instanceof AppError)) this.failing = true
+      throw storageFailure(err, this.options)
     }
   }
 }

@@ -20,6 +20,7 @@ import { and, eq, isNull, lt, or, sql } from 'drizzle-orm'
 import { type AppError, conflict } from '../common/errors.ts'
 import { canonicalHash } from '../common/hash.ts'
 import type { Db } from './sqlite.ts'
+import { asSql, isStorage, type Sql, type Storage, syncValue } from './storage.ts'
 import { idempotencyKeys } from './tables.ts'
 
 export { idempotencyKeys }
@@ -67,6 +68,16 @@ function classify(row: Row | undefined, fingerprint: string): Lookup {
 
 const p = (name: string) => sql.placeholder(name)
 
+/** What a later answer replaces in a claimed row (the key and its first time stay). */
+const upsertSet = {
+  fingerprint: sql`excluded.fingerprint`,
+  status: sql`excluded.status`,
+  headers: sql`excluded.headers`,
+  body: sql`excluded.body`,
+  lockedUntil: sql`excluded.locked_until`,
+  completedAt: sql`excluded.completed_at`,
+}
+
 function prepare(db: Db) {
   const byKey = and(eq(idempotencyKeys.scope, p('scope')), eq(idempotencyKeys.key, p('key')))
   return {
@@ -84,17 +95,7 @@ function prepare(db: Db) {
         createdAt: p('createdAt'),
         completedAt: p('completedAt'),
       })
-      .onConflictDoUpdate({
-        target: [idempotencyKeys.scope, idempotencyKeys.key],
-        set: {
-          fingerprint: sql`excluded.fingerprint`,
-          status: sql`excluded.status`,
-          headers: sql`excluded.headers`,
-          body: sql`excluded.body`,
-          lockedUntil: sql`excluded.locked_until`,
-          completedAt: sql`excluded.completed_at`,
-        },
-      })
+      .onConflictDoUpdate({ target: [idempotencyKeys.scope, idempotencyKeys.key], set: upsertSet })
       .prepare(),
     release: db
       .delete(idempotencyKeys)
@@ -112,6 +113,8 @@ export interface IdempotencyStatements {
   claim(req: IdempotencyRequest, at: string, lockedUntil: string): void
   /** Drop an unanswered claim, so the key may be used again. */
   release(req: Pick<IdempotencyRequest, 'scope' | 'key'>): void
+  /** `then(lookup(req))` in one IMMEDIATE transaction (it may claim). */
+  lookupAndClaim<T>(req: IdempotencyRequest, then: (found: Lookup) => T): T
 }
 
 const statements = new WeakMap<Db, IdempotencyStatements>()
@@ -127,27 +130,12 @@ export function idempotencyStatements(db: Db): IdempotencyStatements {
   s = {
     lookup: (req) => classify(q.find.get({ scope: req.scope, key: req.key }), req.fingerprint),
     save(req, response, at) {
-      q.upsert.run({
-        ...req,
-        status: response.status,
-        headers: response.headers,
-        body: Buffer.from(response.body),
-        lockedUntil: null,
-        createdAt: at,
-        completedAt: at,
-      })
+      q.upsert.run(answerRow(req, response, at))
     },
     claim(req, at, lockedUntil) {
-      q.upsert.run({
-        ...req,
-        status: null,
-        headers: {},
-        body: null,
-        lockedUntil,
-        createdAt: at,
-        completedAt: null,
-      })
+      q.upsert.run({ ...claimRow(req, 0, 0), lockedUntil, createdAt: at })
     },
+    lookupAndClaim: (req, then) => db.transaction(() => then(s!.lookup(req)), { behavior: 'immediate' }),
     release: (req) => void q.release.run({ scope: req.scope, key: req.key }),
   }
   statements.set(db, s)
@@ -181,7 +169,7 @@ const is2xx = (status: number) => status >= 200 && status < 300
  * If `execute` throws, the key is released and the error passes through.
  */
 export async function runIdempotent(
-  db: Db,
+  db: Db | Storage,
   req: IdempotencyRequest,
   execute: () => Promise<StoredResponse>,
   options: RunOptions = {},
@@ -189,22 +177,11 @@ export async function runIdempotent(
   const o = { ...DEFAULTS, ...options }
   const now = o.now ?? Date.now
   const remember = o.remember ?? is2xx
-  const s = idempotencyStatements(db)
+  const keys = isStorage(db) ? storageKeys(db) : syncKeys(idempotencyStatements(db))
   const giveUpAt = now() + o.waitMs
   for (;;) {
     const t = now()
-    const seen = db.transaction(
-      () => {
-        const found = s.lookup(req)
-        const expired = found.state === 'in_flight' && found.lockedUntil <= new Date(t).toISOString()
-        if (found.state === 'new' || expired) {
-          s.claim(req, new Date(t).toISOString(), new Date(t + o.lockMs).toISOString())
-          return { state: 'claimed' as const }
-        }
-        return found
-      },
-      { behavior: 'immediate' },
-    )
+    const seen = await keys.claimUnlessAnswered(req, t, o.lockMs)
     if (seen.state === 'replay') return { replayed: true, response: seen.response }
     if (seen.state === 'conflict') throw idempotencyConflict(req.scope)
     if (seen.state === 'claimed') break
@@ -219,12 +196,93 @@ export async function runIdempotent(
   try {
     response = await execute()
   } catch (err) {
-    s.release(req)
+    await keys.release(req)
     throw err
   }
-  if (remember(response.status)) s.save(req, response, new Date(now()).toISOString())
-  else s.release(req)
+  if (remember(response.status)) await keys.save(req, response, new Date(now()).toISOString())
+  else await keys.release(req)
   return { replayed: false, response }
+}
+
+type Seen = Exclude<Lookup, { state: 'new' }> | { state: 'claimed' }
+
+/** The steps of `runIdempotent`, on the synchronous handle or on storage. */
+interface KeySteps {
+  /** In one write transaction: the stored answer, or a claim taken now (new key or expired claim). */
+  claimUnlessAnswered(req: IdempotencyRequest, t: number, lockMs: number): Promise<Seen>
+  save(req: IdempotencyRequest, response: StoredResponse, at: string): Promise<void>
+  release(req: IdempotencyRequest): Promise<void>
+}
+
+function decide(found: Lookup, t: number, claim: () => void): Seen {
+  const expired = found.state === 'in_flight' && found.lockedUntil <= new Date(t).toISOString()
+  if (found.state !== 'new' && !expired) return found as Seen
+  claim()
+  return { state: 'claimed' }
+}
+
+const claimRow = (req: IdempotencyRequest, t: number, lockMs: number) => ({
+  ...req,
+  status: null,
+  headers: {},
+  body: null,
+  lockedUntil: new Date(t + lockMs).toISOString(),
+  createdAt: new Date(t).toISOString(),
+  completedAt: null,
+})
+
+const answerRow = (req: IdempotencyRequest, response: StoredResponse, at: string) => ({
+  ...req,
+  status: response.status,
+  headers: response.headers,
+  body: Buffer.from(response.body),
+  lockedUntil: null,
+  createdAt: at,
+  completedAt: at,
+})
+
+function syncKeys(s: IdempotencyStatements): KeySteps {
+  return {
+    claimUnlessAnswered: async (req, t, lockMs) =>
+      s.lookupAndClaim(req, (found) =>
+        decide(found, t, () => s.claim(req, new Date(t).toISOString(), new Date(t + lockMs).toISOString())),
+      ),
+    save: async (req, response, at) => s.save(req, response, at),
+    release: async (req) => s.release(req),
+  }
+}
+
+function storageKeys(storage: Storage): KeySteps {
+  const byKey = (req: Pick<IdempotencyRequest, 'scope' | 'key'>) =>
+    and(eq(idempotencyKeys.scope, req.scope), eq(idempotencyKeys.key, req.key))
+  const upsert = (tx: Sql, row: typeof idempotencyKeys.$inferInsert) =>
+    tx
+      .insert(idempotencyKeys)
+      .values(row)
+      .onConflictDoUpdate({ target: [idempotencyKeys.scope, idempotencyKeys.key], set: upsertSet })
+      .run()
+  return {
+    claimUnlessAnswered: (req, t, lockMs) =>
+      storage.transaction(async (tx) => {
+        const found = classify(
+          await tx.select().from(idempotencyKeys).where(byKey(req)).get(),
+          req.fingerprint,
+        )
+        let claimed = false
+        const seen = decide(found, t, () => {
+          claimed = true
+        })
+        if (claimed) await upsert(tx, claimRow(req, t, lockMs))
+        return seen
+      }),
+    save: (req, response, at) =>
+      storage.transaction(async (tx) => void (await upsert(tx, answerRow(req, response, at)))),
+    release: (req) =>
+      storage.transaction(
+        async (tx) =>
+          void (await tx.delete(idempotencyKeys).where(and(byKey(req), isNull(idempotencyKeys.status)))),
+      ),
+  }
 }
 
 /** What a route handler answers through `replayable`: JSON `body` (or raw bytes), status, headers. */
@@ -262,7 +320,7 @@ function toResponse(stored: StoredResponse, replayed: boolean): Response {
  *       async () => ({ status: 201, body: await createThing(body) })))
  */
 export async function replayable(
-  db: Db,
+  db: Db | Storage,
   req: { scope: string; key: string | undefined; request: unknown },
   execute: () => Promise<Answer>,
   options?: RunOptions,
@@ -278,16 +336,18 @@ export async function replayable(
 }
 
 /** Delete answered keys older than `before` (ISO time); returns how many went. */
-export async function pruneIdempotencyKeys(db: Db, before: string): Promise<number> {
-  const gone = db
-    .delete(idempotencyKeys)
-    .where(
-      or(
-        lt(idempotencyKeys.completedAt, before),
-        and(isNull(idempotencyKeys.completedAt), lt(idempotencyKeys.lockedUntil, before)),
-      ),
-    )
-    .returning({ key: idempotencyKeys.key })
-    .all()
+export async function pruneIdempotencyKeys(db: Db | Storage, before: string): Promise<number> {
+  const prune = (w: Sql) =>
+    w
+      .delete(idempotencyKeys)
+      .where(
+        or(
+          lt(idempotencyKeys.completedAt, before),
+          and(isNull(idempotencyKeys.completedAt), lt(idempotencyKeys.lockedUntil, before)),
+        ),
+      )
+      .returning({ key: idempotencyKeys.key })
+      .all()
+  const gone = isStorage(db) ? await db.transaction(prune) : syncValue(prune(asSql(db)))
   return gone.length
 }

@@ -40,3 +40,54 @@ export function applyMigrations(sqlite: Database, migrations: readonly Migration
   }
   return applied
 }
+
+/** The part of a libSQL client the migrator needs (`@libsql/client/web`'s `Client`). */
+export interface AsyncMigrationClient {
+  execute(stmt: string): Promise<unknown>
+  transaction(mode: 'write'): Promise<{
+    execute(stmt: string | { sql: string; args: (string | number)[] }): Promise<{ rows: unknown[] }>
+    commit(): Promise<void>
+    rollback(): Promise<void>
+    close(): void
+  }>
+}
+
+/**
+ * The same migrations over a libSQL server: each in one write transaction that re-reads what is
+ * applied inside it, so two processes starting together on one server apply each migration once.
+ */
+export async function applyMigrationsAsync(
+  client: AsyncMigrationClient,
+  migrations: readonly Migration[],
+): Promise<number> {
+  await client.execute(
+    'CREATE TABLE IF NOT EXISTS __drizzle_migrations (id INTEGER PRIMARY KEY AUTOINCREMENT, hash TEXT NOT NULL, created_at NUMERIC)',
+  )
+  let applied = 0
+  for (const m of [...migrations].sort((a, b) => a.when - b.when)) {
+    const tx = await client.transaction('write')
+    try {
+      const last = await tx.execute('SELECT max(created_at) AS at FROM __drizzle_migrations')
+      const lastAt = Number((last.rows[0] as { at: number | null } | undefined)?.at ?? -1)
+      if (m.when <= lastAt) {
+        await tx.rollback()
+        continue
+      }
+      for (const statement of m.sql.split(BREAKPOINT)) {
+        if (statement.trim() !== '') await tx.execute(statement)
+      }
+      await tx.execute({
+        sql: 'INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)',
+        args: [sha256Hex(m.sql), m.when],
+      })
+      await tx.commit()
+      applied++
+    } catch (err) {
+      await tx.rollback().catch(() => undefined)
+      throw err
+    } finally {
+      tx.close()
+    }
+  }
+  return applied
+}

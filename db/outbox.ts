@@ -20,6 +20,7 @@ import { createPoller, type Poller, type PollerLease } from '../common/poller.ts
 import { newId } from '../common/time.ts'
 import { newHolderId } from './lease.ts'
 import type { Db } from './sqlite.ts'
+import { asSql, isStorage, type Sql, type Storage, syncValue } from './storage.ts'
 import { outboxMessages } from './tables.ts'
 
 export { outboxMessages }
@@ -42,13 +43,20 @@ export interface NewMessage {
 /** The database or a transaction on it: `enqueue` joins the caller's write transaction. */
 export type DbWriter = Db | Parameters<Parameters<Db['transaction']>[0]>[0]
 
-/**
- * Add a message (synchronous, so it can run inside the unit's write transaction). Returns its id.
- */
-export function enqueue(db: DbWriter, m: NewMessage): string {
+/** Where the outbox lives: the pre-storage handle (`ctx.db`) or the unit's storage (either driver). */
+export type OutboxDb = Db | Storage
+
+/** The reads of either: committed data. */
+const readerOf = (d: OutboxDb): Sql => (isStorage(d) ? d.db : asSql(d))
+/** One write statement on either, in its own transaction on storage. */
+const writeOn = <T>(d: OutboxDb, q: (db: Sql) => Promise<T>): Promise<T> =>
+  isStorage(d) ? d.transaction(q) : Promise.resolve(syncValue(q(asSql(d))))
+
+function enqueueQuery(db: Sql, m: NewMessage) {
   const id = m.id ?? newId()
   const at = m.at ?? new Date().toISOString()
-  db.insert(outboxMessages)
+  const query = db
+    .insert(outboxMessages)
     .values({
       id,
       target: m.target,
@@ -60,18 +68,34 @@ export function enqueue(db: DbWriter, m: NewMessage): string {
       createdAt: at,
     })
     .onConflictDoNothing()
-    .run()
-  return id
+  return { id, query }
 }
 
 /**
- * Claim up to `limit` due pending rows for `holder` until `now + claimMs`: one statement, so a
- * row claimed by one process is skipped by every other until delivered, failed or expired.
+ * Add a message (synchronous, so it can run inside the unit's write transaction). Returns its id.
  */
-export function claimDue(
-  db: Db,
-  o: { holder: string; now: number; claimMs: number; limit: number; targets?: readonly string[] },
-): OutboxMessage[] {
+export function enqueue(db: DbWriter, m: NewMessage): string {
+  const { id, query } = enqueueQuery(asSql(db as Db), m)
+  syncValue(query.run())
+  return id
+}
+
+/** Add a message inside a storage transaction (`ctx.storage.transaction(async (tx) => …)`). */
+export async function enqueueIn(tx: Sql, m: NewMessage): Promise<string> {
+  const { id, query } = enqueueQuery(tx, m)
+  await query.run()
+  return id
+}
+
+type ClaimOptions = {
+  holder: string
+  now: number
+  claimMs: number
+  limit: number
+  targets?: readonly string[]
+}
+
+function claimQuery(db: Sql, o: ClaimOptions) {
   const at = new Date(o.now).toISOString()
   const due = db
     .select({ id: outboxMessages.id })
@@ -97,11 +121,27 @@ export function claimDue(
     )
     .returning()
     .all()
-    .sort((a, b) => (a.nextAttemptAt < b.nextAttemptAt ? -1 : a.nextAttemptAt > b.nextAttemptAt ? 1 : 0))
 }
 
-export function markDelivered(db: Db, id: string, holder: string, status: number, at: string): void {
-  db.update(outboxMessages)
+const byDue = (rows: OutboxMessage[]) =>
+  rows.sort((a, b) => (a.nextAttemptAt < b.nextAttemptAt ? -1 : a.nextAttemptAt > b.nextAttemptAt ? 1 : 0))
+
+/**
+ * Claim up to `limit` due pending rows for `holder` until `now + claimMs`: one statement, so a
+ * row claimed by one process is skipped by every other until delivered, failed or expired.
+ */
+export function claimDue(db: Db, o: ClaimOptions): OutboxMessage[] {
+  return byDue(syncValue(claimQuery(asSql(db), o)))
+}
+
+/** `claimDue` on either: one UPDATE … RETURNING in one write transaction. */
+export async function claimDueOn(d: OutboxDb, o: ClaimOptions): Promise<OutboxMessage[]> {
+  return byDue(await writeOn(d, (db) => claimQuery(db, o)))
+}
+
+const deliveredQuery = (db: Sql, id: string, holder: string, status: number, at: string) =>
+  db
+    .update(outboxMessages)
     .set({
       state: 'delivered',
       attempts: sql`${outboxMessages.attempts} + 1`,
@@ -113,16 +153,16 @@ export function markDelivered(db: Db, id: string, holder: string, status: number
     })
     .where(and(eq(outboxMessages.id, id), eq(outboxMessages.claimedBy, holder)))
     .run()
+
+export function markDelivered(db: Db, id: string, holder: string, status: number, at: string): void {
+  syncValue(deliveredQuery(asSql(db), id, holder, status, at))
 }
 
-/** Count the failed attempt; the row is retried at `nextAttemptAt`, or is dead when `dead`. */
-export function markFailed(
-  db: Db,
-  id: string,
-  holder: string,
-  f: { status: number | null; error: string; nextAttemptAt: string; dead: boolean },
-): void {
-  db.update(outboxMessages)
+type Failure = { status: number | null; error: string; nextAttemptAt: string; dead: boolean }
+
+const failedQuery = (db: Sql, id: string, holder: string, f: Failure) =>
+  db
+    .update(outboxMessages)
     .set({
       state: f.dead ? 'dead' : 'pending',
       attempts: sql`${outboxMessages.attempts} + 1`,
@@ -134,18 +174,23 @@ export function markFailed(
     })
     .where(and(eq(outboxMessages.id, id), eq(outboxMessages.claimedBy, holder)))
     .run()
+
+/** Count the failed attempt; the row is retried at `nextAttemptAt`, or is dead when `dead`. */
+export function markFailed(db: Db, id: string, holder: string, f: Failure): void {
+  syncValue(failedQuery(asSql(db), id, holder, f))
 }
 
 /** Put a dead message back in line (an operator's retry). */
-export async function retryDead(db: Db, id: string, at = new Date().toISOString()): Promise<boolean> {
-  return (
+export async function retryDead(d: OutboxDb, id: string, at = new Date().toISOString()): Promise<boolean> {
+  const rows = await writeOn(d, (db) =>
     db
       .update(outboxMessages)
       .set({ state: 'pending', attempts: 0, nextAttemptAt: at })
       .where(and(eq(outboxMessages.id, id), eq(outboxMessages.state, 'dead')))
       .returning({ id: outboxMessages.id })
-      .all().length === 1
+      .all(),
   )
+  return rows.length === 1
 }
 
 export interface OutboxSummary {
@@ -157,20 +202,17 @@ export interface OutboxSummary {
   lastError: string | null
 }
 
-export async function outboxSummary(db: Db, target?: string): Promise<OutboxSummary> {
-  return outboxSummarySync(db, target)
-}
-
-function outboxSummarySync(db: Db, target?: string): OutboxSummary {
+export async function outboxSummary(d: OutboxDb, target?: string): Promise<OutboxSummary> {
+  const db = readerOf(d)
   const ofTarget = target === undefined ? undefined : eq(outboxMessages.target, target)
-  const byState = db
+  const byState = await db
     .select({ state: outboxMessages.state, n: count(), oldest: min(outboxMessages.createdAt) })
     .from(outboxMessages)
     .where(ofTarget)
     .groupBy(outboxMessages.state)
     .all()
   const n = (s: OutboxState) => byState.find((r) => r.state === s)?.n ?? 0
-  const last = db
+  const last = await db
     .select({ e: outboxMessages.lastError })
     .from(outboxMessages)
     .where(and(ofTarget, eq(outboxMessages.state, 'pending')))
@@ -187,10 +229,10 @@ function outboxSummarySync(db: Db, target?: string): OutboxSummary {
 }
 
 export async function listOutbox(
-  db: Db,
+  d: OutboxDb,
   q: { state?: OutboxState; target?: string; limit: number },
 ): Promise<OutboxMessage[]> {
-  return db
+  return readerOf(d)
     .select()
     .from(outboxMessages)
     .where(
@@ -215,7 +257,8 @@ export interface OutboxTarget {
 export interface OutboxOptions {
   /** The background task's name; default `outbox`. */
   name?: string
-  db: Db
+  /** `ctx.db` (embedded, pre-storage) or `ctx.storage` (either driver). */
+  db: OutboxDb
   log: Logger
   registry: Registry
   targets: Record<string, OutboxTarget>
@@ -267,12 +310,12 @@ export function createOutbox(o: OutboxOptions): Outbox {
     help: 'Outbox messages, by target and state (pending, delivered, dead).',
     labelNames: ['target', 'state'] as const,
     registers: [o.registry],
-    collect() {
+    async collect() {
+      const summaries = await Promise.all(targets.map((target) => outboxSummary(o.db, target)))
       this.reset()
-      for (const target of targets) {
-        const s = outboxSummarySync(o.db, target)
-        for (const state of OUTBOX_STATES) this.set({ target, state }, s[state])
-      }
+      summaries.forEach((s, i) => {
+        for (const state of OUTBOX_STATES) this.set({ target: targets[i] ?? '', state }, s[state])
+      })
     },
   })
 
@@ -286,19 +329,20 @@ export function createOutbox(o: OutboxOptions): Outbox {
     })
     const at = now()
     if (answer.ok) {
-      markDelivered(o.db, m.id, holder, answer.status, new Date(at).toISOString())
+      await writeOn(o.db, (db) => deliveredQuery(db, m.id, holder, answer.status, new Date(at).toISOString()))
       attempts.inc({ target: m.target, result: 'delivered' })
       o.onAttempt?.(m, 'delivered')
       return true
     }
     const dead = m.attempts + 1 >= maxAttempts
     const delay = backoffDelayMs(m.attempts + 1, backoff)
-    markFailed(o.db, m.id, holder, {
+    const failure = {
       status: answer.status ?? null,
       error: failureText(answer.reason, answer.message),
       nextAttemptAt: new Date(at + delay).toISOString(),
       dead,
-    })
+    }
+    await writeOn(o.db, (db) => failedQuery(db, m.id, holder, failure))
     const result = dead ? 'dead' : 'failed'
     attempts.inc({ target: m.target, result })
     o.onAttempt?.(m, result)
@@ -319,7 +363,7 @@ export function createOutbox(o: OutboxOptions): Outbox {
   async function deliverDue(): Promise<number> {
     const configured = targets.filter((name) => o.targets[name]?.url)
     if (configured.length === 0) return 0
-    const rows = claimDue(o.db, {
+    const rows = await claimDueOn(o.db, {
       holder,
       now: now(),
       claimMs,
@@ -373,7 +417,7 @@ export const OUTBOX_LIST_MAX = 500
  * last error (never the payload or headers, which may carry personal data or credentials).
  * Mount it behind the unit's own access guard.
  */
-export function outboxRoutes(db: Db, o: { path: string; detail?: Record<string, unknown> }) {
+export function outboxRoutes(db: OutboxDb, o: { path: string; detail?: Record<string, unknown> }) {
   return new Elysia({ name: `outbox-routes:${o.path}` }).get(
     o.path,
     async ({ query }) => {

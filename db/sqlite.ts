@@ -22,17 +22,22 @@ export function databasePath(unit: string, dataDir: string, databaseUrl?: string
   return resolve(join(dataDir, `${unit}.sqlite`))
 }
 
-const BUSY_TIMEOUT_MS = 5000
+export const BUSY_TIMEOUT_MS = 5000
 
-/** Open (creating if needed) a unit's SQLite file, configure it, and migrate it. */
-export function openDatabase(path: string, migrations: readonly Migration[]): OpenDb {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
-  const sqlite = new Database(path, { create: true, strict: true })
+/** WAL, `synchronous=NORMAL`, foreign keys and a busy timeout, on every connection we open. */
+export function configureConnection(sqlite: Database): void {
   // busy_timeout first so the WAL switch itself waits for a concurrent opener.
   sqlite.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`)
   sqlite.run('PRAGMA journal_mode = WAL')
   sqlite.run('PRAGMA synchronous = NORMAL')
   sqlite.run('PRAGMA foreign_keys = ON')
+}
+
+/** Open (creating if needed) a unit's SQLite file, configure it, and migrate it. */
+export function openDatabase(path: string, migrations: readonly Migration[]): OpenDb {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+  const sqlite = new Database(path, { create: true, strict: true })
+  configureConnection(sqlite)
   applyMigrations(sqlite, migrations)
   const db = drizzle({ client: sqlite }) as Db
   return {

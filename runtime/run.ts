@@ -12,7 +12,16 @@ import { rawBodyRouteKeys } from '../common/signature.ts'
 import { nowIso } from '../common/time.ts'
 import { SUITE_VERSION } from '../common/version.ts'
 import { wire } from '../common/wire.ts'
-import { databasePath, type OpenDb, openDatabase } from '../db/sqlite.ts'
+import type { OpenDb } from '../db/sqlite.ts'
+import {
+  ForeignDatabaseError,
+  openEmbeddedStorage,
+  openLibsqlStorage,
+  redactUrl,
+  type Storage,
+  type StorageTarget,
+  storageTarget,
+} from '../db/storage.ts'
 import type { BackgroundTask, HttpUnit, UnitConfig, UnitContext } from './unit.ts'
 
 export type Env = Record<string, string | undefined>
@@ -21,7 +30,12 @@ export interface BootedUnit<C = unknown> {
   app: AnyElysia
   ctx: UnitContext<C>
   background: BackgroundTask[]
+  /** The unit's storage, on the driver its configuration chose. */
+  storage: Storage
+  /** The embedded driver's writer connection (the pre-storage handles); throws on libSQL. */
   database: OpenDb
+  /** The unit's start-up work (`UnitInstance.starting`); resolved when there is none. */
+  started: Promise<void>
   /** Stop background work and close the database. */
   close(): Promise<void>
 }
@@ -35,40 +49,148 @@ export function readUnitConfig<P extends TProperties>(unit: HttpUnit<P>, env: En
   return config
 }
 
-/** The unit's database, or a configuration error naming the variable that chose its place. */
-export function openUnitDatabase(unit: HttpUnit<TProperties>, config: BaseConfig): OpenDb {
-  const path = databasePath(unit.name, config.SVC_DATA_DIR, config.DATABASE_URL)
+/** Which driver and where, from DATABASE_URL (a file or a server) or SVC_DATA_DIR. */
+export const unitStorageTarget = (unit: HttpUnit<TProperties>, config: BaseConfig): StorageTarget =>
+  storageTarget(unit.name, config.SVC_DATA_DIR, config.DATABASE_URL)
+
+function openProblem(config: BaseConfig, where: string, err: unknown): ConfigError {
+  const variable = config.DATABASE_URL ? 'DATABASE_URL' : 'SVC_DATA_DIR'
+  const reason = (err as { code?: string }).code ?? (err as Error).message
+  return new ConfigError([`${variable}: cannot create or open the database at ${where} (${reason})`])
+}
+
+/** The unit's embedded storage (opened and migrated synchronously), or a configuration error. */
+function openEmbeddedUnitStorage(config: BaseConfig, path: string, unit: HttpUnit<TProperties>): Storage {
   try {
-    return openDatabase(path, unit.migrations)
+    return openEmbeddedStorage(path, unit.migrations)
   } catch (err) {
-    const variable = config.DATABASE_URL ? 'DATABASE_URL' : 'SVC_DATA_DIR'
-    const reason = (err as { code?: string }).code ?? (err as Error).message
-    throw new ConfigError([`${variable}: cannot create or open the database at ${path} (${reason})`])
+    throw openProblem(config, path, err)
   }
 }
 
-/** Build a unit in process: configuration, database (migrated), routes. Nothing listens. */
+/** The unit's storage on either driver, migrated; a configuration error when it cannot be reached. */
+export async function openUnitStorage(unit: HttpUnit<TProperties>, config: BaseConfig): Promise<Storage> {
+  const target = unitStorageTarget(unit, config)
+  if (target.driver === 'embedded') return openEmbeddedUnitStorage(config, target.path, unit)
+  if (!unit.libsql) {
+    throw new ConfigError([
+      `DATABASE_URL: unit ${unit.name} runs on the embedded SQLite driver only (its store has not moved to ctx.storage)`,
+    ])
+  }
+  try {
+    return await openLibsqlStorage(target.url, unit.migrations, {
+      authToken: config.DATABASE_AUTH_TOKEN,
+      owner: unit.name,
+    })
+  } catch (err) {
+    if (err instanceof ForeignDatabaseError) {
+      throw new ConfigError([
+        `DATABASE_URL: ${redactUrl(target.url)} holds the database of unit ${err.owner}; give ${unit.name} its own database`,
+      ])
+    }
+    throw openProblem(config, redactUrl(target.url), err)
+  }
+}
+
+/** The pre-storage handles (`ctx.db`, `ctx.sqlite`): the embedded writer connection. */
+function legacyHandles(unit: string, storage: Storage): OpenDb {
+  const e = storage.embedded
+  if (!e) {
+    const missing = (): never => {
+      throw new Error(
+        `unit ${unit}: ctx.db and ctx.sqlite exist on the embedded driver only; use ctx.storage`,
+      )
+    }
+    return {
+      get sqlite() {
+        return missing()
+      },
+      get db() {
+        return missing()
+      },
+      path: storage.location,
+      close: () => void storage.close(),
+    }
+  }
+  return { sqlite: e.writer, db: e.writerDb, path: storage.location, close: () => void storage.close() }
+}
+
+/**
+ * Build a unit in process on the embedded driver (synchronous: tests and tools). Nothing
+ * listens. A libSQL DATABASE_URL needs `bootUnitAsync`.
+ */
 export function bootUnit<P extends TProperties>(
   unit: HttpUnit<P>,
   env: Env,
   options: { log?: Logger } = {},
 ): BootedUnit<UnitConfig<P>> {
   const config = readUnitConfig(unit, env)
-  const log = options.log ?? createLogger(unit.name, config.LOG_LEVEL)
-  const database = openUnitDatabase(unit, config)
+  const target = unitStorageTarget(unit, config)
+  if (target.driver !== 'embedded') {
+    throw new ConfigError([
+      'DATABASE_URL: a libSQL server is opened by the asynchronous start (bootUnitAsync)',
+    ])
+  }
+  return assemble(unit, config, openEmbeddedUnitStorage(config, target.path, unit), options.log)
+}
+
+/** Build a unit in process on the driver its configuration names. Nothing listens. */
+export async function bootUnitAsync<P extends TProperties>(
+  unit: HttpUnit<P>,
+  env: Env,
+  options: { log?: Logger } = {},
+): Promise<BootedUnit<UnitConfig<P>>> {
+  const config = readUnitConfig(unit, env)
+  const booted = assemble(unit, config, await openUnitStorage(unit, config), options.log)
+  try {
+    await booted.started
+  } catch (err) {
+    await booted.close()
+    throw err
+  }
+  return booted
+}
+
+function assemble<P extends TProperties>(
+  unit: HttpUnit<P>,
+  config: UnitConfig<P>,
+  storage: Storage,
+  givenLog: Logger | undefined,
+): BootedUnit<UnitConfig<P>> {
+  const log = givenLog ?? createLogger(unit.name, config.LOG_LEVEL)
+  const database = legacyHandles(unit.name, storage)
   const metrics = createHttpMetrics(unit.name)
   const ctx: UnitContext<UnitConfig<P>> = {
     name: unit.name,
     config,
-    db: database.db,
-    sqlite: database.sqlite,
+    storage,
+    get db() {
+      return database.db
+    },
+    get sqlite() {
+      return database.sqlite
+    },
     log,
     metrics,
     version: SUITE_VERSION,
     startedAt: nowIso(),
   }
   const instance = unit.build(ctx)
-  const app = new Elysia({ name: `unit:${unit.name}` })
+  const started = instance.starting ?? Promise.resolve()
+  let settled = instance.starting === undefined
+  started.then(
+    () => {
+      settled = true
+    },
+    () => undefined,
+  )
+  const base = new Elysia({ name: `unit:${unit.name}` })
+  // Requests that arrive while the unit's start-up work runs wait for it (in-process tests).
+  if (!settled)
+    base.onRequest(async () => {
+      if (!settled) await started
+    })
+  const app = base
     .use(
       wire({
         unit: unit.name,
@@ -99,12 +221,14 @@ export function bootUnit<P extends TProperties>(
     app,
     ctx,
     background,
+    storage,
     database,
+    started,
     async close() {
       if (closed) return
       closed = true
       for (const task of background) await task.stop()
-      database.close()
+      await storage.close()
     },
   }
 }
@@ -151,7 +275,7 @@ async function hostProblem(host: string): Promise<string | undefined> {
 export async function runUnit<P extends TProperties>(unit: HttpUnit<P>, env: Env): Promise<void> {
   let booted: BootedUnit<UnitConfig<P>>
   try {
-    booted = bootUnit(unit, env)
+    booted = await bootUnitAsync(unit, env)
   } catch (err) {
     if (err instanceof ConfigError) refuseToStart(unit.name, err.problems)
     throw err
@@ -180,7 +304,16 @@ export async function runUnit<P extends TProperties>(unit: HttpUnit<P>, env: Env
   const port = app.server?.port
   writeProbeFile(config.SVC_DATA_DIR, { unit: unit.name, port, liveness: unit.liveness })
   for (const task of booted.background) task.start()
-  ctx.log.info({ port, host: config.HOST, env: config.SVC_ENV, database: booted.database.path }, 'listening')
+  ctx.log.info(
+    {
+      port,
+      host: config.HOST,
+      env: config.SVC_ENV,
+      database: booted.storage.location,
+      driver: booted.storage.driver,
+    },
+    'listening',
+  )
 
   let stopping = false
   const shutdown = async (signal: string) => {

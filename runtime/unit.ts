@@ -8,6 +8,7 @@ import type { Logger } from '../common/logger.ts'
 import type { HttpMetrics } from '../common/metrics.ts'
 import type { Migration } from '../db/migrate.ts'
 import type { Db } from '../db/sqlite.ts'
+import type { Storage } from '../db/storage.ts'
 
 export type UnitConfig<P extends TProperties> = BaseConfig & Static<TObject<P>>
 
@@ -15,7 +16,11 @@ export type UnitConfig<P extends TProperties> = BaseConfig & Static<TObject<P>>
 export interface UnitContext<C> {
   name: string
   config: C
+  /** The unit's storage (either driver): reads on `storage.db`, writes in `storage.transaction`. */
+  storage: Storage
+  /** The embedded driver's writer connection, for units not yet on `storage`; throws on libSQL. */
   db: Db
+  /** The embedded driver's writer connection, for units not yet on `storage`; throws on libSQL. */
   sqlite: Database
   log: Logger
   metrics: HttpMetrics
@@ -30,6 +35,11 @@ export interface UnitInstance {
   /** The unit's routes; the runtime mounts them behind the shared wire plugin. */
   routes: AnyElysia
   background?: BackgroundTask[]
+  /**
+   * Start-up work on the storage that `build` could not await (registrations, a first read).
+   * Requests wait for it; the runner listens only once it has settled, and stops if it failed.
+   */
+  starting?: Promise<void>
   /**
    * OpenAPI security schemes of the credential plugins the routes use (`credentials`,
    * `signaturePlugin`, `sessionPlugin` each expose `securitySchemes`), merged over the unit's own.
@@ -48,6 +58,11 @@ export interface HttpUnit<P extends TProperties = TProperties> {
   /** The unit's own environment variables, beside the shared ones. */
   env: P
   migrations: readonly Migration[]
+  /**
+   * The unit's data access is all on `ctx.storage` (never `ctx.db`/`ctx.sqlite`), so it may run on
+   * a libSQL server (`DATABASE_URL=libsql://…`); without it the unit refuses such a URL at start.
+   */
+  libsql?: boolean
   /** `METHOD /path` routes that also take HTML form bodies. */
   formRoutes?: readonly string[]
   /** Routes polled by probes or scrapers, logged at debug; defaults to liveness, /ready, /metrics. */

@@ -326,7 +326,16 @@ function expectSuiteWiring(deployed: Record<string, Record<string, string>>) {
   for (const name of NAMES) {
     const wiring = Object.entries(suite[name] ?? {}).filter(([v]) => v !== 'HOST' && v !== 'PORT')
     expect(wiring.length).toBeGreaterThan(0)
-    for (const [variable, value] of wiring.sort(([a], [b]) => a.localeCompare(b))) {
+    for (const [variable, given] of wiring.sort(([a], [b]) => a.localeCompare(b))) {
+      // The one intended difference: production refuses write local tokens (EIS's svc:eis:rw);
+      // deployments give EIS its write authority through the projection layer instead.
+      const value =
+        variable === 'RMS_LOCAL_TOKENS'
+          ? (given ?? '')
+              .split(',')
+              .filter((t) => !t.endsWith(':rw'))
+              .join(',')
+          : given
       const actual = deployed[name]?.[variable]
       expect(actual, `${name} ${variable}`).toBeDefined()
       expect(`${name} ${variable}=${fromDeployed(actual ?? '')}`).toBe(

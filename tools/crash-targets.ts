@@ -4,8 +4,10 @@
  */
 import type { Database } from 'bun:sqlite'
 import { issueSession } from '../common/session.ts'
+import { hmacHex, signBody } from '../common/signature.ts'
 import type { Env } from '../runtime/run.ts'
 import { fakePeer, json } from '../test/harness.ts'
+import { webContact } from '../units/eis/testing.ts'
 
 export interface CrashTarget {
   /** Environment for the unit (and any fake peer it needs); `stop` ends the peers. */
@@ -15,6 +17,8 @@ export interface CrashTarget {
   headers: Record<string, string>
   /** The i-th write of a run: unique, valid, accepted. */
   body(i: number): unknown
+  /** Headers computed over the exact body text sent (signed webhooks). */
+  sign?(raw: string): Record<string, string>
   /** The id the answer acknowledges, or undefined when the answer does not name one. */
   ackId(answer: unknown): string | undefined
   /** Whether the acknowledged write is in the database (opened read-only). */
@@ -22,6 +26,7 @@ export interface CrashTarget {
 }
 
 const RMS_TOKEN = 'crash-token-rms-0001'
+const EIS_SECRET = 'crash-eis-contact-secret-0123456789abcdef'
 const PWS_SECRET = 'crash-pws-session-secret-0123456789abcdef'
 const PWS_OWNER_REPO = 'acme/crash'
 // An admin operator session, minted once (jose signs asynchronously).
@@ -118,5 +123,17 @@ export const crashTargets: Record<string, CrashTarget> = {
     exists: (db, id) =>
       db.query("SELECT 1 FROM pws_tasks WHERE project_id = 'sandbox-crash' AND task_key = ?").get(id) !==
       null,
+  },
+  // EIS: the website contact intake WEB forwards, signed over the exact body text: each
+  // acknowledged delivery is an Integration Event stored before the answer.
+  eis: {
+    setup: () => ({ env: { ERP_API_SHARED_SECRET: EIS_SECRET }, stop() {} }),
+    method: 'POST',
+    path: '/api/method/svc_erp_core.api.webhooks.website_contact_intake',
+    headers: { 'content-type': 'application/json' },
+    body: (i) => webContact(`crash${i}-${Date.now()}@example.org`),
+    sign: (raw) => signBody(hmacHex(), EIS_SECRET, raw),
+    ackId: (answer) => (answer as { message?: { integration_event?: string } }).message?.integration_event,
+    exists: (db, id) => db.query('SELECT 1 FROM integration_events WHERE name = ?').get(id) !== null,
   },
 }

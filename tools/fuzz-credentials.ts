@@ -4,6 +4,7 @@
  * fuzzed with its default configuration and no credentials (right for open units).
  */
 import { issueSession } from '../common/session.ts'
+import { hmacHex, signBody } from '../common/signature.ts'
 import type { Env } from '../runtime/run.ts'
 import { fakePeer, json } from '../test/harness.ts'
 
@@ -14,6 +15,8 @@ export interface FuzzSetup {
   headers: Record<string, string>
   /** Body fields set on most valid requests whose body schema declares them. */
   body: Record<string, unknown>
+  /** Headers computed over the exact body bytes (signed webhooks); most valid requests carry them. */
+  sign?: (body: Uint8Array) => Record<string, string>
   /** Stop what the setup started (fake peers). */
   stop(): void
 }
@@ -21,6 +24,9 @@ export interface FuzzSetup {
 export type FuzzCredentials = () => FuzzSetup
 
 const RMS_FUZZ_TOKEN = 'fuzz-token-rms-0001'
+const EIS_FUZZ_SECRET = 'fuzz-eis-webhook-secret-0123456789abcdef'
+const EIS_INTERNAL = 'fuzz-eis-internal-token-0001'
+const EIS_MCP = 'fuzz-eis-mcp-key-00000001'
 const PWS_FUZZ_SECRET = 'fuzz-pws-session-secret-0123456789abcdef'
 const PWS_HANDOFF_TOKEN = 'fuzz-token-pws-handoff-0001'
 // An admin operator session, minted once (jose signs asynchronously); valid for the default 8 h.
@@ -82,6 +88,24 @@ export const fuzzCredentials: Record<string, FuzzCredentials> = {
     stop() {},
   }),
 }
+
+// EIS: the internal bearer token and the MCP key on every request, and every webhook secret set to
+// one value so that one signer signs whichever signed route a request goes to.
+fuzzCredentials.eis = () => ({
+  env: {
+    EIS_INTERNAL_TOKEN: EIS_INTERNAL,
+    EIS_MCP_KEY: EIS_MCP,
+    PAYMENT_PROVIDER_A_WEBHOOK_SECRET: EIS_FUZZ_SECRET,
+    PAYMENT_PROVIDER_B_WEBHOOK_SECRET: EIS_FUZZ_SECRET,
+    AUTOMATION_SHARED_SECRET: EIS_FUZZ_SECRET,
+    ERP_API_SHARED_SECRET: EIS_FUZZ_SECRET,
+    TICKETING_WEBHOOK_SECRET: EIS_FUZZ_SECRET,
+  },
+  headers: { authorization: `Bearer ${EIS_INTERNAL}`, 'x-svc-key': EIS_MCP },
+  body: {},
+  sign: (body) => signBody(hmacHex(), EIS_FUZZ_SECRET, body),
+  stop() {},
+})
 
 export function credentialsFor(unit: string): FuzzSetup {
   return (fuzzCredentials[unit] ?? none)()

@@ -99,10 +99,11 @@ function load(
       const i = counter.next++
       counter.attempted++
       try {
+        const raw = JSON.stringify(target.body(i))
         const res = await fetch(url + target.path, {
           method: target.method,
-          headers: target.headers,
-          body: JSON.stringify(target.body(i)),
+          headers: { ...target.headers, ...target.sign?.(raw) },
+          body: raw,
         })
         const text = await res.text()
         if (res.status >= 200 && res.status < 300) {

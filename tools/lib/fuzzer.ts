@@ -172,7 +172,7 @@ export async function fuzzTarget(target: FuzzTarget, opts: FuzzOptions): Promise
   const send = async (check: CheckContext, req: FuzzRequest, stats: OperationStats, quiet: boolean) => {
     let request: Request
     try {
-      request = toRequest(req)
+      request = toRequest(req, undefined, target.credentials.sign)
     } catch (err) {
       // The generator made something no HTTP client can send: skip, and say so once.
       const note = `unsendable request skipped (${req.kind}): ${(err as Error).message}`

@@ -18,6 +18,8 @@ export interface EnvelopeException {
   contentType: string
   /** When set, the body must be exactly this text. */
   body?: string
+  /** A JSON-RPC 2.0 error object (`{jsonrpc, error: {code: integer, message}}`) stands for the envelope. */
+  jsonRpcError?: true
   /** When set, the exception applies only if the request's Accept header contains this. */
   accept?: string
   why: string
@@ -42,6 +44,20 @@ export const ENVELOPE_EXCEPTIONS: EnvelopeException[] = [
     accept: 'text/html',
     why: 'a browser asking for a missing page gets the site’s HTML 404 page',
   },
+  // The MCP gateway speaks JSON-RPC: the SDK's transport refuses a message that is not JSON-RPC
+  // (400) and a client that does not accept both JSON and event streams (406) with JSON-RPC
+  // error objects, which is what MCP clients read. Its own refusals (401, 405) are envelopes.
+  ...[400, 406].map(
+    (status): EnvelopeException => ({
+      unit: 'eis',
+      method: 'POST',
+      path: '/mcp',
+      status,
+      contentType: 'application/json',
+      jsonRpcError: true,
+      why: 'MCP over Streamable HTTP answers protocol errors as JSON-RPC error objects',
+    }),
+  ),
 ]
 
 /**
@@ -142,6 +158,12 @@ function exceptionFor(
   )
 }
 
+function isJsonRpcError(parsed: { ok: true; value: unknown } | { ok: false }): boolean {
+  if (!parsed.ok) return false
+  const v = parsed.value as { jsonrpc?: unknown; error?: { code?: unknown; message?: unknown } }
+  return v?.jsonrpc === '2.0' && Number.isInteger(v.error?.code) && typeof v.error?.message === 'string'
+}
+
 function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
   try {
     return { ok: true, value: JSON.parse(text) }
@@ -200,7 +222,10 @@ export function checkResponse(
     if (status === 503 && declared) schemaCheck()
     else problems.push(`${status} answer${text ? `: ${text.slice(0, 200)}` : ''}`)
   } else if (status >= 400) {
-    const exception = exceptionFor(ctx, req, status, res)
+    const found = exceptionFor(ctx, req, status, res)
+    // A JSON-RPC exception covers the transport's own errors; the wire's refusals on the same
+    // route (malformed JSON, oversize) are still the envelope, checked as everywhere else.
+    const exception = found?.jsonRpcError && !isJsonRpcError(parseJson(text)) ? undefined : found
     if (exception) {
       if (exception.body !== undefined && text !== exception.body) {
         problems.push(`${status} body should be ${JSON.stringify(exception.body)} (${exception.why})`)

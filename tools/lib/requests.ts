@@ -23,11 +23,15 @@ export interface FuzzRequest {
   query: [string, string][]
   headers: Record<string, string>
   body?: FuzzBody
+  /** Whether the credentials' signer signs the body bytes sent (dropped with the credentials). */
+  signed?: boolean
 }
 
 /** What a unit's fuzz credentials add to requests (tools/fuzz-credentials.ts). */
 export interface Credentials {
   headers: Record<string, string>
+  /** Headers computed over the exact body bytes sent (signed webhooks), for requests not stripped of credentials. */
+  sign?: (body: Uint8Array) => Record<string, string>
   /** Body fields set on most valid requests whose body schema declares them. */
   body: Record<string, unknown>
 }
@@ -62,7 +66,11 @@ export function queryString(query: [string, string][]): string {
   return `?${query.map(([k, v]) => `${encode(k)}=${encode(v)}`).join('&')}`
 }
 
-export function toRequest(req: FuzzRequest, base = 'http://localhost'): Request {
+export function toRequest(
+  req: FuzzRequest,
+  base = 'http://localhost',
+  sign?: (body: Uint8Array) => Record<string, string>,
+): Request {
   const headers = new Headers(req.headers)
   let body: FormData | Uint8Array | undefined
   const b = req.method === 'GET' || req.method === 'HEAD' ? undefined : req.body
@@ -88,6 +96,8 @@ export function toRequest(req: FuzzRequest, base = 'http://localhost'): Request 
       } else bytes = new TextEncoder().encode(JSON.stringify(b.value) ?? '')
       // As a real client would send it: Bun's server sets it, app.handle does not.
       headers.set('content-length', String(bytes.byteLength))
+      if (req.signed && sign)
+        for (const [name, value] of Object.entries(sign(bytes))) headers.set(name, value)
       body = bytes
     }
     if (b.contentType !== null && b.encoding !== 'multipart') headers.set('content-type', b.contentType)
@@ -212,6 +222,7 @@ export function validRequest(ctx: OperationContext): fc.Arbitrary<FuzzRequest> {
       path: fillPath(op.path, pathValues),
       query,
       headers,
+      signed: credentials.sign !== undefined,
     }
     if (body) req.body = body
     return req
@@ -716,7 +727,7 @@ function envelopeMutations(ctx: OperationContext): fc.Arbitrary<Mutation>[] {
         }),
       })),
   )
-  if (Object.keys(ctx.credentials.headers).length > 0) {
+  if (Object.keys(ctx.credentials.headers).length > 0 || ctx.credentials.sign) {
     out.push(
       fc.constantFrom('drop', 'garble').map((how) => ({
         label: 'bad credentials',
@@ -726,7 +737,13 @@ function envelopeMutations(ctx: OperationContext): fc.Arbitrary<Mutation>[] {
             if (how === 'drop') delete headers[name]
             else headers[name] = `${headers[name] ?? ''}x`
           }
-          return { ...req, headers, kind: `credentials ${how === 'drop' ? 'dropped' : 'garbled'}` }
+          // The body signature goes with the credentials: a signed route then sees none.
+          return {
+            ...req,
+            headers,
+            signed: false,
+            kind: `credentials ${how === 'drop' ? 'dropped' : 'garbled'}`,
+          }
         },
       })),
     )

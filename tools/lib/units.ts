@@ -21,7 +21,7 @@ export async function openUnitTarget(name: string): Promise<FuzzTarget> {
     liveness: unit.liveness,
     openapiPath: unit.openapiPath ?? '/openapi.json',
     maxBodyBytes: booted.ctx.config.SVC_MAX_BODY_BYTES,
-    credentials: { headers: setup.headers, body: setup.body },
+    credentials: { headers: setup.headers, body: setup.body, sign: setup.sign },
     internalPaths: [REPO_ROOT, booted.dataDir],
     handle: (req) => booted.app.handle(req),
     async close() {

@@ -18,7 +18,7 @@ import { readinessRoutes } from './routes/readiness.ts'
 import { toolRoutes } from './routes/tools.ts'
 import type { PrsDeps } from './service/deps.ts'
 import { createViews } from './service/views.ts'
-import { registerVersion } from './store.ts'
+import { registerContracts } from './store.ts'
 
 const ms = (min: number, max: number, dflt: number, what: string) =>
   T.Integer({ minimum: min, maximum: max, default: dflt, description: `${what}: milliseconds ${min}-${max}` })
@@ -52,6 +52,7 @@ export const makePrs = (contracts: readonly UnitContract[]) =>
       'Contract registry, matrix, docs standard, drift, readiness views and admission, derived from the units’ contracts.',
     env,
     migrations,
+    libsql: true,
     validate(config) {
       const problems: string[] = []
       const http = new Set(contracts.filter((c) => c.identity.kind === 'http').map((c) => c.unit))
@@ -72,26 +73,8 @@ export const makePrs = (contracts: readonly UnitContract[]) =>
     build(ctx) {
       const c = ctx.config
       const urls = parseUrlMap(c.SVC_UNIT_URLS)
-      for (const contract of contracts) {
-        registerVersion(ctx.db, {
-          subjectKind: 'unit',
-          subject: contract.unit,
-          version: contract.version,
-          document: contract,
-          at: ctx.startedAt,
-        })
-        for (const f of contract.produces) {
-          registerVersion(ctx.db, {
-            subjectKind: 'family',
-            subject: `${contract.unit}:${f.family}`,
-            version: f.version,
-            document: f,
-            at: ctx.startedAt,
-          })
-        }
-      }
       const views = createViews({
-        db: ctx.db,
+        storage: ctx.storage,
         contracts,
         urls,
         repoDir: resolve(c.PRS_REPO_DIR),
@@ -105,22 +88,21 @@ export const makePrs = (contracts: readonly UnitContract[]) =>
         registers: [registry],
       })
       const observer = createObserver({
-        db: ctx.db,
+        storage: ctx.storage,
         log: ctx.log,
         contracts,
         urls,
         intervalMs: c.PRS_OBSERVE_INTERVAL_MS,
         timeoutMs: c.PRS_OBSERVE_TIMEOUT_MS,
         keep: c.PRS_OBSERVATIONS_KEEP,
-        onRound({ stored, changed }) {
+        async onRound({ stored, changed }) {
           rounds.inc({ changed: String(changed) })
-          views.refresh(stored > 0)
+          await views.refresh(stored > 0)
         },
       })
       const deps: PrsDeps = {
         views,
-        db: ctx.db,
-        sqlite: ctx.sqlite,
+        storage: ctx.storage,
         observer,
         version: ctx.version,
         startedAt: ctx.startedAt,
@@ -199,7 +181,9 @@ export const makePrs = (contracts: readonly UnitContract[]) =>
         .use(readinessRoutes(deps))
         .use(toolRoutes(deps))
         .use(combinationRoutes(deps))
-      return { routes, background: [observer] }
+      // Start-up work on the storage: the repository's contracts registered, stored observations read.
+      const starting = registerContracts(ctx.storage, contracts, ctx.startedAt).then(() => views.load())
+      return { routes, background: [observer], starting }
     },
   })
 

@@ -8,7 +8,7 @@ import type { Logger } from '../../common/logger.ts'
 import { callPeer } from '../../common/peer.ts'
 import { createPoller } from '../../common/poller.ts'
 import { nowIso } from '../../common/time.ts'
-import type { Db } from '../../db/sqlite.ts'
+import type { Storage } from '../../db/storage.ts'
 import type { BackgroundTask } from '../../runtime/unit.ts'
 import type { Observation, SurfaceKind } from './rules/drift.ts'
 import { recordObservations } from './store.ts'
@@ -17,7 +17,7 @@ import { recordObservations } from './store.ts'
 export const MAX_KEPT_BODY_CHARS = 65_536
 
 export interface ObserverOptions {
-  db: Db
+  storage: Storage
   log: Logger
   contracts: readonly UnitContract[]
   urls: Record<string, string>
@@ -25,7 +25,7 @@ export interface ObserverOptions {
   timeoutMs: number
   keep: number
   /** Called after every round: how many observations were stored, and whether any state changed. */
-  onRound(round: { stored: number; changed: boolean }): void
+  onRound(round: { stored: number; changed: boolean }): void | Promise<void>
 }
 
 export interface Observer extends BackgroundTask {
@@ -136,7 +136,7 @@ export function createObserver(opts: ObserverOptions): Observer {
     )
     const flat = results.flat()
     try {
-      recordObservations(opts.db, flat, opts.keep)
+      await recordObservations(opts.storage, flat, opts.keep)
     } catch (err) {
       opts.log.error({ err: (err as Error).message }, 'storing observations failed')
     }
@@ -147,7 +147,7 @@ export function createObserver(opts: ObserverOptions): Observer {
     const changed = signature !== lastSignature
     lastSignature = signature
     lastRound = flat
-    opts.onRound({ stored: flat.length, changed })
+    await opts.onRound({ stored: flat.length, changed })
   }
 
   const poller = createPoller({

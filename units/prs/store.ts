@@ -1,7 +1,8 @@
 import { and, asc, count, desc, eq, sql } from 'drizzle-orm'
+import type { UnitContract } from '../../common/contract.ts'
 import { canonicalHash } from '../../common/hash.ts'
 import { newId } from '../../common/time.ts'
-import type { Db } from '../../db/sqlite.ts'
+import type { Sql, Storage } from '../../db/storage.ts'
 import type { Observation, SurfaceKind } from './rules/drift.ts'
 import { contractVersions, observations } from './tables.ts'
 
@@ -21,38 +22,40 @@ const toObservation = (r: Row): Observation => ({
 })
 
 /** Store one round of observations and keep only the newest `keep` per (unit, surface). */
-export function recordObservations(db: Db, round: Observation[], keep: number): void {
-  db.transaction(
-    (tx) => {
-      for (const o of round) {
-        tx.insert(observations)
-          .values({
-            id: newId(),
-            unit: o.unit,
-            surface: o.surface,
-            url: o.url,
-            observedAt: o.observed_at,
-            ok: o.ok,
-            status: o.status,
-            reason: o.reason,
-            message: o.message,
-            latencyMs: o.latency_ms,
-            body: o.body === undefined ? null : o.body,
-            bodyHash: o.body === null || o.body === undefined ? null : canonicalHash(o.body),
-          })
-          .run()
-        tx.run(sql`DELETE FROM observations WHERE unit = ${o.unit} AND surface = ${o.surface} AND id NOT IN (
+export async function recordObservations(
+  storage: Storage,
+  round: Observation[],
+  keep: number,
+): Promise<void> {
+  await storage.transaction(async (tx) => {
+    for (const o of round) {
+      await tx
+        .insert(observations)
+        .values({
+          id: newId(),
+          unit: o.unit,
+          surface: o.surface,
+          url: o.url,
+          observedAt: o.observed_at,
+          ok: o.ok,
+          status: o.status,
+          reason: o.reason,
+          message: o.message,
+          latencyMs: o.latency_ms,
+          body: o.body === undefined ? null : o.body,
+          bodyHash: o.body === null || o.body === undefined ? null : canonicalHash(o.body),
+        })
+        .run()
+      await tx.run(sql`DELETE FROM observations WHERE unit = ${o.unit} AND surface = ${o.surface} AND id NOT IN (
           SELECT id FROM observations WHERE unit = ${o.unit} AND surface = ${o.surface}
           ORDER BY observed_at DESC, id DESC LIMIT ${keep})`)
-      }
-    },
-    { behavior: 'immediate' },
-  )
+    }
+  })
 }
 
 /** The newest observation of every (unit, surface). */
-export function latestObservations(db: Db): Observation[] {
-  const rows = db
+export async function latestObservations(storage: Storage): Promise<Observation[]> {
+  const rows = await storage.db
     .select()
     .from(observations)
     .where(
@@ -63,56 +66,90 @@ export function latestObservations(db: Db): Observation[] {
   return rows.map(toObservation)
 }
 
-export function observationHistory(db: Db, filter: { unit?: string; limit: number }): Observation[] {
-  const q = db.select().from(observations)
-  const rows = (filter.unit ? q.where(eq(observations.unit, filter.unit)) : q)
+export async function observationHistory(
+  storage: Storage,
+  filter: { unit?: string; limit: number },
+): Promise<Observation[]> {
+  const q = storage.db.select().from(observations)
+  const rows = await (filter.unit ? q.where(eq(observations.unit, filter.unit)) : q)
     .orderBy(desc(observations.observedAt), desc(observations.id))
     .limit(filter.limit)
     .all()
   return rows.map(toObservation)
 }
 
-export function observationCount(db: Db): number {
-  return db.select({ n: count() }).from(observations).get()?.n ?? 0
+export async function observationCount(storage: Storage): Promise<number> {
+  return (await storage.db.select({ n: count() }).from(observations).get())?.n ?? 0
 }
 
-/** Remember a contract document for a subject unless this exact document is already known. */
-export function registerVersion(
-  db: Db,
-  v: { subjectKind: 'unit' | 'family'; subject: string; version: string; document: unknown; at: string },
-): boolean {
-  const hash = canonicalHash(v.document)
-  const res = db
+type NewVersion = {
+  subjectKind: 'unit' | 'family'
+  subject: string
+  version: string
+  document: unknown
+  at: string
+}
+
+const insertVersion = (tx: Sql, v: NewVersion) =>
+  tx
     .insert(contractVersions)
     .values({
       id: newId(),
       subjectKind: v.subjectKind,
       subject: v.subject,
       version: v.version,
-      hash,
+      hash: canonicalHash(v.document),
       document: v.document,
       firstSeenAt: v.at,
     })
     .onConflictDoNothing()
     .returning({ id: contractVersions.id })
     .all()
-  return res.length > 0
+
+/** Register every unit contract and its produced families (at start), in one transaction. */
+export async function registerContracts(
+  storage: Storage,
+  contracts: readonly UnitContract[],
+  at: string,
+): Promise<number> {
+  return storage.transaction(async (tx) => {
+    let added = 0
+    for (const c of contracts) {
+      const docs: NewVersion[] = [
+        { subjectKind: 'unit', subject: c.unit, version: c.version, document: c, at },
+        ...c.produces.map((f) => ({
+          subjectKind: 'family' as const,
+          subject: `${c.unit}:${f.family}`,
+          version: f.version,
+          document: f,
+          at,
+        })),
+      ]
+      for (const v of docs) added += (await insertVersion(tx, v)).length
+    }
+    return added
+  })
 }
 
-export function registeredVersions(
-  db: Db,
+export async function registeredVersions(
+  storage: Storage,
   subjectKind: 'unit' | 'family',
   subject: string,
-): { version: string; document: unknown; first_seen_at: string; hash: string }[] {
-  return db
+): Promise<{ version: string; document: unknown; first_seen_at: string; hash: string }[]> {
+  const rows = await storage.db
     .select()
     .from(contractVersions)
     .where(and(eq(contractVersions.subjectKind, subjectKind), eq(contractVersions.subject, subject)))
     .orderBy(asc(contractVersions.firstSeenAt), asc(contractVersions.id))
     .all()
-    .map((r) => ({ version: r.version, document: r.document, first_seen_at: r.firstSeenAt, hash: r.hash }))
+  return rows.map((r) => ({
+    version: r.version,
+    document: r.document,
+    first_seen_at: r.firstSeenAt,
+    hash: r.hash,
+  }))
 }
 
-export function versionCount(db: Db): number {
-  return db.select({ n: count() }).from(contractVersions).get()?.n ?? 0
+export async function versionCount(storage: Storage): Promise<number> {
+  return (await storage.db.select({ n: count() }).from(contractVersions).get())?.n ?? 0
 }

@@ -62,6 +62,7 @@ export const web = defineUnit({
   description: 'Health, readiness, version and status documents, the contact intake, and the public site.',
   env,
   migrations,
+  libsql: true,
   formRoutes: ['POST /api/contact'],
   validate(config) {
     const problems: string[] = []
@@ -92,7 +93,7 @@ export const web = defineUnit({
     const webhookConfigured = Boolean(c.CONTACT_WEBHOOK_URL && c.CONTACT_WEBHOOK_SECRET)
     const outbox =
       c.CONTACT_WEBHOOK_URL && c.CONTACT_WEBHOOK_SECRET
-        ? createContactOutbox(ctx.db, ctx.log, ctx.metrics.registry, {
+        ? createContactOutbox(ctx.storage, ctx.log, ctx.metrics.registry, {
             url: c.CONTACT_WEBHOOK_URL,
             secret: c.CONTACT_WEBHOOK_SECRET,
             timeoutMs: c.CONTACT_DELIVERY_TIMEOUT_MS,
@@ -127,15 +128,14 @@ export const web = defineUnit({
       help: 'Contact intakes waiting for webhook delivery.',
       registers: [ctx.metrics.registry],
       async collect() {
-        this.set((await outboxSummary(ctx.db)).pending)
+        this.set((await outboxSummary(ctx.storage)).pending)
       },
     })
 
     const routes = new Elysia({ name: 'web:routes' })
       .use(
         statusRoutes({
-          db: ctx.db,
-          sqlite: ctx.sqlite,
+          storage: ctx.storage,
           site: pages,
           identity,
           version: ctx.version,
@@ -149,7 +149,7 @@ export const web = defineUnit({
       )
       .use(
         contactRoutes({
-          db: ctx.db,
+          storage: ctx.storage,
           log: ctx.log,
           site,
           turnstile,

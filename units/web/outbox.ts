@@ -5,8 +5,7 @@
  */
 import type { Logger } from '../../common/logger.ts'
 import { Counter, type Registry } from '../../common/metrics.ts'
-import { createOutbox, type Outbox } from '../../db/outbox.ts'
-import type { Db } from '../../db/sqlite.ts'
+import { createOutbox, type Outbox, type OutboxDb } from '../../db/outbox.ts'
 import { RETRY, signedHeaders } from './rules/delivery.ts'
 import { CONTACT_TARGET } from './store.ts'
 
@@ -19,7 +18,7 @@ export interface OutboxSettings {
 }
 
 export function createContactOutbox(
-  db: Db,
+  db: OutboxDb,
   log: Logger,
   registry: Registry,
   settings: OutboxSettings,

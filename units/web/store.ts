@@ -1,7 +1,8 @@
 import { count, eq } from 'drizzle-orm'
-import { enqueue, outboxSummary as targetSummary } from '../../db/outbox.ts'
+import { enqueue, enqueueIn, type NewMessage, outboxSummary as targetSummary } from '../../db/outbox.ts'
 import { columnPlaceholders } from '../../db/prepared.ts'
 import type { Db } from '../../db/sqlite.ts'
+import type { Storage } from '../../db/storage.ts'
 import { contactIntakes } from './tables.ts'
 
 export type Intake = typeof contactIntakes.$inferSelect
@@ -25,27 +26,40 @@ function prepared(db: Db) {
   return s
 }
 
-/** Store an intake and, when it goes to the webhook, its outbox row: one transaction. */
-export function insertIntake(db: Db, intake: Intake, outboxPayload: string | undefined): void {
-  const q = prepared(db)
-  db.transaction(
-    () => {
+const webhookMessage = (intake: Intake, payload: string): NewMessage => ({
+  id: intake.intakeId,
+  target: CONTACT_TARGET,
+  payload,
+  at: intake.receivedAt,
+})
+
+/**
+ * Store an intake and, when it goes to the webhook, its outbox row: one transaction. On the
+ * embedded driver through the prepared statement on the writer (the hot path); on a server as an
+ * interactive transaction.
+ */
+export async function insertIntake(
+  storage: Storage,
+  intake: Intake,
+  outboxPayload: string | undefined,
+): Promise<void> {
+  const e = storage.embedded
+  if (e) {
+    const q = prepared(e.writerDb)
+    await e.write(() => {
       q.insertIntake.run(intake)
-      if (outboxPayload !== undefined) {
-        enqueue(db, {
-          id: intake.intakeId,
-          target: CONTACT_TARGET,
-          payload: outboxPayload,
-          at: intake.receivedAt,
-        })
-      }
-    },
-    { behavior: 'immediate' },
-  )
+      if (outboxPayload !== undefined) enqueue(e.writerDb, webhookMessage(intake, outboxPayload))
+    })
+    return
+  }
+  await storage.transaction(async (tx) => {
+    await tx.insert(contactIntakes).values(intake)
+    if (outboxPayload !== undefined) await enqueueIn(tx, webhookMessage(intake, outboxPayload))
+  })
 }
 
-export function findIntake(db: Db, intakeId: string): Intake | undefined {
-  return db.select().from(contactIntakes).where(eq(contactIntakes.intakeId, intakeId)).get()
+export async function findIntake(storage: Storage, intakeId: string): Promise<Intake | undefined> {
+  return storage.db.select().from(contactIntakes).where(eq(contactIntakes.intakeId, intakeId)).get()
 }
 
 export interface OutboxSummary {
@@ -56,9 +70,9 @@ export interface OutboxSummary {
   lastError: string | null
 }
 
-export async function outboxSummary(db: Db): Promise<OutboxSummary> {
-  const intakes = db.select({ n: count() }).from(contactIntakes).get()?.n ?? 0
-  const s = await targetSummary(db, CONTACT_TARGET)
+export async function outboxSummary(storage: Storage): Promise<OutboxSummary> {
+  const intakes = (await storage.db.select({ n: count() }).from(contactIntakes).get())?.n ?? 0
+  const s = await targetSummary(storage, CONTACT_TARGET)
   return {
     intakes,
     pending: s.pending,

@@ -1,4 +1,5 @@
 import { t } from 'elysia'
+import { ErrorEnvelope } from '../../../common/errors.ts'
 import { DocName, lit, Message, Nullable } from './common.ts'
 
 export const BusinessRef = t.Object({ doctype: t.String({ minLength: 1, maxLength: 140 }), name: DocName })
@@ -142,8 +143,15 @@ const OutboundResult = {
   correlation_envelope: Nullable(CorrelationEnvelope),
 }
 export const TicketingOutboundResponse = Message(t.Object({ ok: t.Literal(true), ...OutboundResult }))
-export const TicketingOutboundFailure = t.Object({
-  error: t.Object({ code: t.String(), message: t.String(), details: t.Optional(t.Unknown()) }),
-  ok: t.Literal(false),
-  ...OutboundResult,
-})
+/**
+ * The route's 503: `ticketing_delivery_failed` carries `ok: false` and the audit event beside the
+ * error; `ticketing_not_configured` (nothing was attempted, nothing recorded) is the plain envelope.
+ */
+export const TicketingOutboundFailure = t.Union([
+  t.Object({
+    error: t.Object({ code: t.String(), message: t.String(), details: t.Optional(t.Unknown()) }),
+    ok: t.Literal(false),
+    ...OutboundResult,
+  }),
+  ErrorEnvelope,
+])

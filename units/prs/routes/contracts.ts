@@ -40,8 +40,8 @@ export const contractRoutes = (deps: PrsDeps) => {
     })
     .post(
       '/compatibility/check',
-      ({ body }) => {
-        const result = checkCompatibility(views, deps.db, body)
+      async ({ body }) => {
+        const result = await checkCompatibility(views, deps.storage, body)
         deps.counters.compatibility.inc({ result: result.is_compatible ? 'compatible' : 'incompatible' })
         return { generated_at: new Date().toISOString(), contract_version: views.contract_version, ...result }
       },

@@ -54,7 +54,7 @@ export const monitoringRoutes = (deps: PrsDeps, registry: Parameters<typeof metr
           },
           drift: { blocking: drift.blocking_count, warnings: drift.warning_count },
           observations: {
-            stored: observationCount(deps.db),
+            stored: await observationCount(deps.storage),
             rounds: stats.rounds,
             last_round_at: stats.last_round_at,
           },

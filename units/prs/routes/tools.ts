@@ -1,7 +1,6 @@
 import { Elysia } from 'elysia'
 import { ErrorEnvelope } from '../../../common/errors.ts'
 import { nowIso } from '../../../common/time.ts'
-import { databaseReady } from '../../../db/sqlite.ts'
 import {
   AdmissionRequest,
   AdmissionResponse,
@@ -23,8 +22,8 @@ export const toolRoutes = (deps: PrsDeps) => {
   return new Elysia({ name: 'prs:tools', prefix: '/api/v1' })
     .get(
       '/tools/host-snapshot',
-      () => {
-        const ready = databaseReady(deps.sqlite)
+      async () => {
+        const ready = await deps.storage.ready()
         return {
           generated_at: nowIso(),
           contract_version: views.contract_version,
@@ -38,8 +37,8 @@ export const toolRoutes = (deps: PrsDeps) => {
           memory_rss_bytes: process.memoryUsage().rss,
           database: {
             ready,
-            observations: ready ? observationCount(deps.db) : 0,
-            registered_versions: ready ? versionCount(deps.db) : 0,
+            observations: ready ? await observationCount(deps.storage) : 0,
+            registered_versions: ready ? await versionCount(deps.storage) : 0,
           },
           observer: {
             interval_ms: deps.observe.intervalMs,
@@ -59,14 +58,14 @@ export const toolRoutes = (deps: PrsDeps) => {
     })
     .get(
       '/tools/runtime-evidence',
-      ({ query }) => {
+      async ({ query }) => {
         const limit = query.limit ?? 100
         return {
           generated_at: nowIso(),
           contract_version: views.contract_version,
           unit: query.unit ?? null,
           limit,
-          observations: observationHistory(deps.db, { unit: query.unit, limit }),
+          observations: await observationHistory(deps.storage, { unit: query.unit, limit }),
         }
       },
       {
@@ -86,7 +85,9 @@ export const toolRoutes = (deps: PrsDeps) => {
     .post(
       '/tools/admission/dry-run',
       async ({ body }) => {
-        const result = await dryRunAdmission(views, deps.db, body, { verifyTimeoutMs: deps.verifyTimeoutMs })
+        const result = await dryRunAdmission(views, deps.storage, body, {
+          verifyTimeoutMs: deps.verifyTimeoutMs,
+        })
         deps.counters.admission.inc({ verdict: result.verdict })
         return { generated_at: nowIso(), contract_version: views.contract_version, ...result }
       },

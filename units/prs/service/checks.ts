@@ -12,7 +12,7 @@ import {
 import { badRequest, unprocessable } from '../../../common/errors.ts'
 import { canonicalHash } from '../../../common/hash.ts'
 import { callPeer } from '../../../common/peer.ts'
-import type { Db } from '../../../db/sqlite.ts'
+import type { Storage } from '../../../db/storage.ts'
 import {
   type AdmissionDeps,
   type AdmissionInputValue,
@@ -33,21 +33,21 @@ import { registeredVersions } from '../store.ts'
 import type { Views } from './views.ts'
 
 /** Registered versions of a subject, oldest first, ending with the repository's current document. */
-function history<D>(
-  db: Db,
+async function history<D>(
+  db: Storage,
   kind: 'unit' | 'family',
   subject: string,
   current: D,
   version: string,
-): RegisteredVersion<D>[] {
+): Promise<RegisteredVersion<D>[]> {
   const currentHash = canonicalHash(current)
-  const stored = registeredVersions(db, kind, subject)
+  const stored = (await registeredVersions(db, kind, subject))
     .filter((v) => v.hash !== currentHash)
     .map((v) => ({ version: v.version, document: v.document as D }))
   return [...stored, { version, document: current }]
 }
 
-export function unitHistory(db: Db, c: UnitContract): RegisteredVersion<UnitContract>[] {
+export function unitHistory(db: Storage, c: UnitContract): Promise<RegisteredVersion<UnitContract>[]> {
   return history(db, 'unit', c.unit, c, c.version)
 }
 
@@ -58,7 +58,7 @@ export interface CompatibilityBody {
   compatibility_mode?: CompatibilityMode
 }
 
-export function checkCompatibility(views: Views, db: Db, body: CompatibilityBody) {
+export async function checkCompatibility(views: Views, db: Storage, body: CompatibilityBody) {
   const contracts = views.contracts
   let incompatibilities: Incompatibility[] = []
   let compared: string[] = []
@@ -84,7 +84,7 @@ export function checkCompatibility(views: Views, db: Db, body: CompatibilityBody
     mode = body.compatibility_mode ?? current?.compatibility_mode ?? proposed.compatibility_mode
     if (!body.compatibility_mode && !current) modeSource = 'request'
     if (current) {
-      const versions = unitHistory(db, current)
+      const versions = await unitHistory(db, current)
       registeredCount = versions.length
       const against = isTransitive(mode) ? versions : versions.slice(-1)
       compared = against.map((v) => v.version)
@@ -113,7 +113,7 @@ export function checkCompatibility(views: Views, db: Db, body: CompatibilityBody
     if (!body.compatibility_mode && !owner) modeSource = 'request'
     for (const p of producers) {
       const decl = p.produces.find((f) => f.family === body.subject)!
-      const versions = history(db, 'family', `${p.unit}:${decl.family}`, decl, decl.version)
+      const versions = await history(db, 'family', `${p.unit}:${decl.family}`, decl, decl.version)
       registeredCount += versions.length
       const against = isTransitive(mode) ? versions : versions.slice(-1)
       compared.push(...against.map((v) => `${p.unit}@${v.version}`))
@@ -155,7 +155,7 @@ export async function probeSurface(url: string, timeoutMs: number): Promise<Prob
 
 export async function dryRunAdmission(
   views: Views,
-  db: Db,
+  db: Storage,
   body: Record<string, unknown>,
   opts: AdmissionOptions,
 ) {
@@ -172,12 +172,13 @@ export async function dryRunAdmission(
     )
   }
   const input = body as unknown as AdmissionInputValue
+  // The rules are synchronous: read every unit's registered history first.
+  const histories = new Map(
+    await Promise.all(views.contracts.map(async (c) => [c.unit, await unitHistory(db, c)] as const)),
+  )
   const deps: AdmissionDeps = {
     contracts: views.contracts,
-    unitVersions: (unit) => {
-      const c = views.contracts.find((x) => x.unit === unit)
-      return c ? unitHistory(db, c) : []
-    },
+    unitVersions: (unit) => histories.get(unit) ?? [],
     readDoc: views.readDoc,
     urls: views.urls,
     probe: (url) => probeSurface(url, opts.verifyTimeoutMs),

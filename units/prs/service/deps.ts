@@ -1,14 +1,12 @@
-import type { Database } from 'bun:sqlite'
 import type { Counter } from '../../../common/metrics.ts'
-import type { Db } from '../../../db/sqlite.ts'
+import type { Storage } from '../../../db/storage.ts'
 import type { Observer } from '../observer.ts'
 import type { Views } from './views.ts'
 
 /** What PRS's route plugins are handed. */
 export interface PrsDeps {
   views: Views
-  db: Db
-  sqlite: Database
+  storage: Storage
   observer: Observer
   version: string
   startedAt: string

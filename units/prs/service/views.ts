@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { CompatibilityMode, type UnitContract } from '../../../common/contract.ts'
 import { literalValues } from '../../../common/schema.ts'
 import { nowIso } from '../../../common/time.ts'
-import type { Db } from '../../../db/sqlite.ts'
+import type { Storage } from '../../../db/storage.ts'
 import { AdmissionVerdict } from '../model.ts'
 import { CHECKLIST_ITEMS, requiredInput } from '../rules/admission.ts'
 import {
@@ -41,7 +41,7 @@ import {
 import { latestObservations } from '../store.ts'
 
 export interface ViewDeps {
-  db: Db
+  storage: Storage
   contracts: readonly UnitContract[]
   urls: Record<string, string>
   repoDir: string
@@ -92,7 +92,7 @@ export function createViews(deps: ViewDeps) {
   const hasMigrations = (unit: string) => existsSync(join(deps.repoDir, 'db', 'migrations', unit, 'index.ts'))
 
   let docs: DocsFinding[] = docsFindings(contracts, readDoc)
-  let latest: Observation[] = latestObservations(deps.db)
+  let latest: Observation[] = []
 
   /** An unstamped intermediate result, shared by several views within one generation. */
   function memo<T>(key: string, derive: () => T): () => T {
@@ -121,13 +121,19 @@ export function createViews(deps: ViewDeps) {
     latest: () => latest,
     drift,
     services,
+    /** At start: read the stored observations (the unit's start-up work). */
+    async load() {
+      latest = await latestObservations(deps.storage)
+      generation++
+    },
     /** After an observation round: re-read docs and observations; drop the cache when anything is new. */
-    refresh(newObservations: boolean) {
+    async refresh(newObservations: boolean) {
       const nextDocs = docsFindings(contracts, readDoc)
       const docsChanged = JSON.stringify(nextDocs) !== JSON.stringify(docs)
       if (newObservations || docsChanged) {
+        const nextLatest = newObservations ? await latestObservations(deps.storage) : latest
         docs = nextDocs
-        latest = latestObservations(deps.db)
+        latest = nextLatest
         generation++
       }
     },

@@ -1,9 +1,7 @@
-import type { Database } from 'bun:sqlite'
 import { Elysia } from 'elysia'
 import { nowIso } from '../../../common/time.ts'
 import { buildCommit } from '../../../common/version.ts'
-import type { Db } from '../../../db/sqlite.ts'
-import { databaseReady } from '../../../db/sqlite.ts'
+import type { Storage } from '../../../db/storage.ts'
 import {
   CHALLENGE_FIELD,
   ContactContract,
@@ -21,8 +19,7 @@ import { CONTACT_CONTENT_TYPES } from './contact.ts'
 import type { Site } from './site.ts'
 
 export interface StatusDeps {
-  db: Db
-  sqlite: Database
+  storage: Storage
   site: Site
   identity: SiteIdentity & { legacy_slugs: string[] }
   version: string
@@ -77,10 +74,10 @@ export const statusRoutes = (deps: StatusDeps) => {
     legacy_slugs: identity.legacy_slugs,
     runtime_kind: identity.runtime_kind,
   }
-  const readiness = () => {
+  const readiness = async () => {
     const checks = {
       public_routes_expected: deps.site.hasPublicRoutes(),
-      contact_intake_surface_present: databaseReady(deps.sqlite),
+      contact_intake_surface_present: await deps.storage.ready(),
       turnstile_secret_configured: deps.turnstileConfigured,
       contact_webhook_configured: deps.webhookConfigured,
     }
@@ -126,8 +123,8 @@ export const statusRoutes = (deps: StatusDeps) => {
     )
     .get(
       '/ready',
-      ({ set }) => {
-        const body = readiness()
+      async ({ set }) => {
+        const body = await readiness()
         if (!body.ready) set.status = 503
         return body
       },
@@ -150,10 +147,10 @@ export const statusRoutes = (deps: StatusDeps) => {
     .get(
       '/status.json',
       async () => {
-        const ready = readiness()
+        const ready = await readiness()
         let summary: Awaited<ReturnType<typeof outboxSummary>> | undefined
         try {
-          summary = await outboxSummary(deps.db)
+          summary = await outboxSummary(deps.storage)
         } catch {
           summary = undefined
         }

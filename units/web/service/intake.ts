@@ -2,7 +2,7 @@ import type { Static } from 'elysia'
 import { unauthorized, unavailable, unprocessable } from '../../../common/errors.ts'
 import type { Logger } from '../../../common/logger.ts'
 import { newId, nowIso } from '../../../common/time.ts'
-import type { Db } from '../../../db/sqlite.ts'
+import type { Storage } from '../../../db/storage.ts'
 import {
   CHALLENGE_FIELD,
   type ContactIntakeRequest,
@@ -17,7 +17,7 @@ type Request = Static<typeof ContactIntakeRequest>
 type Response = Static<typeof ContactIntakeResponse>
 
 export interface IntakeDeps {
-  db: Db
+  storage: Storage
   log: Logger
   site: SiteIdentity
   /** Undefined when TURNSTILE_SECRET_KEY is not set: every submission is refused (fail closed). */
@@ -99,7 +99,7 @@ export async function submitContact(
   }
   const payload = delivery === 'webhook' ? JSON.stringify(contactPayload(intake, deps.site)) : undefined
   try {
-    insertIntake(deps.db, intake, payload)
+    await insertIntake(deps.storage, intake, payload)
   } catch (err) {
     deps.log.error({ err: (err as Error).message }, 'contact intake not stored')
     throw unavailable('storage_unavailable', 'The message could not be stored; please try again.')
