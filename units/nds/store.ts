@@ -619,22 +619,40 @@ export function createStore(
     async filterSearch({ match, filters, after, limit }) {
       const { where, params } = filterClauses(filters)
       if (match !== undefined) {
+        // Rank on (rowid, score) only: SQLite sorts every match with all selected columns, so
+        // bodies and snippets are read afterwards for the page alone.
         const score = FTS_WEIGHTS
         const w = ['articles_fts MATCH ?', ...where]
         const p: (string | number)[] = [match, ...params]
         if (after && after.score !== null) {
-          w.push(`(${score} > ? OR (${score} = ? AND a.seq > ?))`)
+          w.push(`(${score} > ? OR (${score} = ? AND articles_fts.rowid > ?))`)
           p.push(after.score, after.score, after.seq)
         }
         p.push(limit)
-        const rows = sqlite
-          .query<RawArticleRow & { score: number; snippet: string }, (string | number)[]>(
-            `SELECT ${ARTICLE_COLUMNS}, ${score} AS score, snippet(articles_fts, 1, '[', ']', '…', 16) AS snippet
-             FROM articles_fts JOIN articles a ON a.seq = articles_fts.rowid
-             WHERE ${w.join(' AND ')} ORDER BY score, a.seq LIMIT ?`,
+        const join = where.length > 0 ? 'JOIN articles a ON a.seq = articles_fts.rowid' : ''
+        const ranked = sqlite
+          .query<{ seq: number; score: number }, (string | number)[]>(
+            `SELECT articles_fts.rowid AS seq, ${score} AS score FROM articles_fts ${join}
+             WHERE ${w.join(' AND ')} ORDER BY score, seq LIMIT ?`,
           )
           .all(...p)
-        return rows.map(({ score, snippet, ...r }) => ({ seq: r.seq, score, snippet, row: fromRaw(r) }))
+        if (ranked.length === 0) return []
+        const marks = ranked.map(() => '?').join(',')
+        const seqs = ranked.map((r) => r.seq)
+        const snippets = new Map(
+          sqlite
+            .query<{ seq: number; snippet: string }, (string | number)[]>(
+              `SELECT rowid AS seq, snippet(articles_fts, 1, '[', ']', '…', 16) AS snippet FROM articles_fts
+               WHERE articles_fts MATCH ? AND rowid IN (${marks})`,
+            )
+            .all(match, ...seqs)
+            .map((r) => [r.seq, r.snippet]),
+        )
+        const rows = await store.articlesBySeq(seqs)
+        return ranked.flatMap((r) => {
+          const row = rows.get(r.seq)
+          return row ? [{ seq: r.seq, score: r.score, snippet: snippets.get(r.seq) ?? null, row }] : []
+        })
       }
       const w = [...where]
       const p: (string | number)[] = [...params]
