@@ -12,6 +12,7 @@ import type { HttpUnit } from '../runtime/unit.ts'
 import { meta as als } from './als/meta.ts'
 import { meta as eis } from './eis/meta.ts'
 import { meta as mailbox } from './mailbox/meta.ts'
+import { meta as nds } from './nds/meta.ts'
 import { meta as prs } from './prs/meta.ts'
 import { meta as pws } from './pws/meta.ts'
 import { meta as rms } from './rms/meta.ts'
@@ -23,14 +24,15 @@ export interface RegisteredUnit extends UnitMeta {
 }
 
 export const httpUnits = {
-  web: { ...web, load: async () => (await import('./web/index.ts')).web },
-  als: { ...als, load: async () => (await import('./als/index.ts')).als },
-  prs: { ...prs, load: async () => (await import('./prs/index.ts')).prs },
   rms: { ...rms, load: async () => (await import('./rms/index.ts')).rms },
-  eis: { ...eis, load: async () => (await import('./eis/index.ts')).eis },
+  als: { ...als, load: async () => (await import('./als/index.ts')).als },
   pws: { ...pws, load: async () => (await import('./pws/index.ts')).pws },
+  web: { ...web, load: async () => (await import('./web/index.ts')).web },
+  nds: { ...nds, load: async () => (await import('./nds/index.ts')).nds },
+  eis: { ...eis, load: async () => (await import('./eis/index.ts')).eis },
   wta: { ...wta, load: async () => (await import('./wta/index.ts')).wta },
   mailbox: { ...mailbox, load: async () => (await import('./mailbox/index.ts')).mailbox },
+  prs: { ...prs, load: async () => (await import('./prs/index.ts')).prs },
 } satisfies Record<string, RegisteredUnit>
 
 type HttpUnitName = keyof typeof httpUnits
@@ -49,6 +51,7 @@ export const cliUnits: Record<string, RegisteredCli> = {
   tel: { title: 'telephony-stack repository', load: async () => (await import('./tel/index.ts')).tel },
   mem: { title: 'memory-stack repository', load: async () => (await import('./mem/index.ts')).mem },
   wta: { title: wta.title, load: async () => (await import('./wta/cli.ts')).wtaCli },
+  nds: { title: 'news data service API keys', load: async () => (await import('./nds/cli.ts')).ndsCli },
 }
 
 export const unitNames: string[] = [...new Set([...Object.keys(httpUnits), ...Object.keys(cliUnits)])]

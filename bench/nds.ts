@@ -1,0 +1,205 @@
+/**
+ * `bun run bench nds`: NDS at a generated corpus (NDS_BENCH_ARTICLES, default 100 000).
+ *   1. ingest rate: RSS feeds generated from the corpus, served on 127.0.0.1, ingested by a job
+ *      into a cold database (fetch, parse, normalize, embed, MinHash, FTS5, vectors);
+ *   2. the rest of the corpus written through the store in batches (the same write path, no HTTP);
+ *   3. the real process on that database: filter and semantic search latency over HTTP (p50, p99,
+ *      and the service's own took_ms), resident memory after the searches;
+ *   4. the physical bound: bytes a semantic query scans against this machine's memory read rate.
+ */
+import { rmSync } from 'node:fs'
+import { bootUnit } from '../runtime/run.ts'
+import { tempDir } from '../test/harness.ts'
+import { issueApiKey } from '../units/nds/auth.ts'
+import { generateCorpus } from '../units/nds/corpus.ts'
+import { nds } from '../units/nds/index.ts'
+import { BUILTIN_MODEL, EMBED_DIMS, embedText } from '../units/nds/rules/embed.ts'
+import { signature } from '../units/nds/rules/minhash.ts'
+import { normalizeArticle } from '../units/nds/rules/normalize.ts'
+import { contentHash, createStore } from '../units/nds/store.ts'
+import { MIN_POOL, POOL_SHARE } from '../units/nds/vector-index.ts'
+import { rssMb, startUnit } from './lib.ts'
+
+const N = Number(process.env.NDS_BENCH_ARTICLES ?? 100_000)
+const FEED_ARTICLES = Math.min(N, Number(process.env.NDS_BENCH_FEED_ARTICLES ?? 20_000))
+const FEED_SIZE = 1_000
+const QUERIES = 200
+const BATCH = 500
+
+const xml = (s: string) => s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;')
+const percentile = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return Math.round((s[Math.min(s.length - 1, Math.floor(s.length * p))] ?? 0) * 100) / 100
+}
+
+function feedServer(corpus: ReturnType<typeof generateCorpus>) {
+  const feeds: string[] = []
+  for (let i = 0; i < FEED_ARTICLES; i += FEED_SIZE) {
+    const items = corpus
+      .slice(i, i + FEED_SIZE)
+      .map(
+        (a) =>
+          `<item><title>${xml(String(a.title))}</title><link>${a.url}</link><pubDate>${new Date(String(a.publishedAt)).toUTCString()}</pubDate><category>${a.topic}</category><description>${xml(String(a.body))}</description></item>`,
+      )
+      .join('')
+    feeds.push(
+      `<?xml version="1.0"?><rss version="2.0"><channel><title>Bench feed ${i / FEED_SIZE}</title><language>en</language>${items}</channel></rss>`,
+    )
+  }
+  const server = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    fetch: (req) =>
+      new Response(feeds[Number(new URL(req.url).pathname.slice(1))] ?? '', {
+        headers: { 'content-type': 'application/rss+xml' },
+      }),
+  })
+  return { urls: feeds.map((_, i) => `http://127.0.0.1:${server.port}/${i}`), stop: () => server.stop(true) }
+}
+
+/** Memory read rate: memchr over a buffer much larger than the caches. */
+function memoryReadGBps(): number {
+  const buf = Buffer.alloc(256 * 1024 * 1024, 1)
+  let best = Number.POSITIVE_INFINITY
+  for (let i = 0; i < 5; i++) {
+    const t = performance.now()
+    buf.indexOf(0)
+    best = Math.min(best, performance.now() - t)
+  }
+  return buf.byteLength / (best / 1000) / 1e9
+}
+
+export default async function bench(): Promise<string> {
+  const dataDir = tempDir('bench-nds-')
+  const corpus = generateCorpus(N)
+  const lines: string[] = []
+
+  // 1. ingest from RSS feeds into a cold database, through a job
+  const feeds = feedServer(corpus)
+  const booted = bootUnit(nds, { SVC_DATA_DIR: dataDir, LOG_LEVEL: 'silent', SVC_ENV: 'test' })
+  for (const task of booted.background) task.start()
+  const store = createStore(booted.ctx.db, booted.ctx.sqlite, { model: BUILTIN_MODEL, dims: EMBED_DIMS })
+  const account = await store.createAccount('bench')
+  const { key } = await issueApiKey(store, account.accountId, 'bench')
+  const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' }
+  const started = performance.now()
+  const job = (await (
+    await booted.app.handle(
+      new Request('http://localhost/v1/ingest/rss/backfill', {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ urls: feeds.urls, from: '2000-01-01T00:00:00Z' }),
+      }),
+    )
+  ).json()) as { job_id: string }
+  let state = 'queued'
+  let counts: Record<string, number> = {}
+  while (state === 'queued' || state === 'running') {
+    await Bun.sleep(100)
+    const j = (await (
+      await booted.app.handle(new Request(`http://localhost/v1/jobs/${job.job_id}`, { headers: auth }))
+    ).json()) as {
+      state: string
+      counts: Record<string, number>
+    }
+    state = j.state
+    counts = j.counts
+  }
+  const ingestS = (performance.now() - started) / 1000
+  feeds.stop()
+  lines.push(
+    `| ingest from RSS feeds (job, cold database) | ${counts.created} articles created of ${counts.fetched} fetched in ${ingestS.toFixed(1)} s | ${Math.round((counts.created ?? 0) / ingestS)} articles/s | job ${state} |`,
+  )
+
+  // 2. the rest of the corpus through the store's batch writes
+  const restStarted = performance.now()
+  for (let i = FEED_ARTICLES; i < N; i += BATCH) {
+    const batch = corpus.slice(i, i + BATCH).map((raw) => {
+      const n = normalizeArticle(raw)
+      if (!n.ok) throw new Error(n.error)
+      const text = `${n.article.title}\n${n.article.body}`
+      return {
+        ...n.article,
+        source: 'rss',
+        contentHash: contentHash(n.article),
+        minhash: signature(`${n.article.title} ${n.article.body}`),
+        vector: embedText(text),
+      }
+    })
+    await store.applyArticles(batch, null)
+  }
+  const restS = (performance.now() - restStarted) / 1000
+  if (N > FEED_ARTICLES)
+    lines.push(
+      `| store batch writes (no HTTP) | ${N - FEED_ARTICLES} articles in ${restS.toFixed(1)} s | ${Math.round((N - FEED_ARTICLES) / restS)} articles/s | |`,
+    )
+  await booted.close()
+
+  // 3. the real process on that database
+  const unit = await startUnit('nds', '/v1/health/live', {
+    SVC_DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    NDS_PUBLIC_BASE_URL: 'https://nds.bench.example',
+  })
+  const words = [
+    'port strike',
+    'wind auction',
+    'inflation rate',
+    'glacier',
+    'hydrogen train',
+    'chip campus',
+    'vaccine trial',
+    'coalition vote',
+  ]
+  const places = ['Rotterdam', 'Hamburg', 'Geneva', 'Dresden', 'Porto']
+  const measure = async (path: string, body: (i: number) => unknown) => {
+    const wall: number[] = []
+    const took: number[] = []
+    for (let i = 0; i < QUERIES; i++) {
+      const t = performance.now()
+      const res = await fetch(`${unit.url}${path}`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify(body(i)),
+      })
+      const json = (await res.json()) as { took_ms: number }
+      wall.push(performance.now() - t)
+      took.push(json.took_ms)
+    }
+    return { p50: percentile(wall, 0.5), p99: percentile(wall, 0.99), took50: percentile(took, 0.5) }
+  }
+  const filter = await measure('/v1/search/filter', (i) => ({
+    query:
+      i % 3 === 0
+        ? `"${words[i % words.length]}"`
+        : `${words[i % words.length]} ${places[i % places.length]}`,
+    filters: i % 4 === 0 ? { languages: ['en'] } : undefined,
+    limit: 20,
+  }))
+  const semantic = await measure('/v1/search/semantic', (i) => ({
+    query: `${words[i % words.length]} in ${places[i % places.length]}`,
+    limit: 10,
+  }))
+  const rss = rssMb(unit.pid)
+  await unit.stop()
+  rmSync(dataDir, { recursive: true, force: true })
+
+  // 4. the physical bound
+  const gbps = memoryReadGBps()
+  const pool = Math.min(8_000, Math.max(MIN_POOL, Math.ceil(N / POOL_SHARE)))
+  const scanned = N * 64 + pool * EMBED_DIMS + 40 * EMBED_DIMS * 4
+  const boundMs = (scanned / (gbps * 1e9)) * 1000
+  return [
+    `### NDS at ${N} articles`,
+    '',
+    `${new Date().toISOString()}; 127.0.0.1; ${QUERIES} sequential queries per kind; built-in embedder (${EMBED_DIMS} dimensions).`,
+    '',
+    '| measure | value | rate | note |',
+    '| --- | --- | ---: | --- |',
+    ...lines,
+    `| filter search (FTS5 BM25, limit 20) | p50 ${filter.p50} ms, p99 ${filter.p99} ms over HTTP | service p50 ${filter.took50} ms | |`,
+    `| semantic search (top 10) | p50 ${semantic.p50} ms, p99 ${semantic.p99} ms over HTTP | service p50 ${semantic.took50} ms | |`,
+    `| resident memory after the searches | ${rss} MB | | real process |`,
+    `| semantic bytes scanned per query | ${(scanned / 1e6).toFixed(1)} MB | bound ${boundMs.toFixed(2)} ms at ${gbps.toFixed(1)} GB/s | codes ${N}×64 B + int8 ${pool}×${EMBED_DIMS} B + floats 40×${EMBED_DIMS * 4} B |`,
+  ].join('\n')
+}

@@ -1,0 +1,61 @@
+import { afterAll, describe, expect, test } from 'bun:test'
+import { rmSync } from 'node:fs'
+import type { CliIo } from '../../common/cli.ts'
+import { tempDir } from '../../test/harness.ts'
+import { ndsCli } from './cli.ts'
+import { bootNds } from './testing.ts'
+
+const dataDir = tempDir('svc-nds-cli-')
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
+
+async function run(...args: string[]) {
+  let stdout = ''
+  let stderr = ''
+  const io: CliIo = {
+    stdout: (t) => {
+      stdout += t
+    },
+    stderr: (t) => {
+      stderr += t
+    },
+  }
+  const code = await ndsCli.run(args, { SVC_DATA_DIR: dataDir }, io)
+  return { code, stdout, stderr }
+}
+
+describe('svc nds keys', () => {
+  test('create prints the key alone on the last line; --account adds a key; list never shows keys; revoke refuses it', async () => {
+    const first = await run('keys', 'create', 'analyst')
+    expect(first.code).toBe(0)
+    const key = first.stdout.trim().split('\n').at(-1) ?? ''
+    expect(key).toMatch(/^nds_[A-Za-z0-9_-]{43}$/)
+    const accountId = /account_id: (\S+)/.exec(first.stdout)?.[1] ?? ''
+    const keyId = /key_id: (\S+)/.exec(first.stdout)?.[1] ?? ''
+
+    const second = await run('keys', 'create', 'rotation', '--account', accountId, '--json')
+    const json = JSON.parse(second.stdout)
+    expect(json.account_id).toBe(accountId)
+    expect((await run('keys', 'create', 'x', '--account', 'nope')).code).toBe(2)
+    expect((await run('keys', 'create')).code).toBe(2)
+
+    const list = await run('keys', 'list', '--json')
+    const keys = JSON.parse(list.stdout)
+    expect(keys.map((k: { key_id: string }) => k.key_id)).toContain(keyId)
+    expect(list.stdout).not.toContain(key)
+
+    const unit = bootNds({}, dataDir)
+    try {
+      const auth = { authorization: `Bearer ${key}` }
+      expect((await unit.send('POST', '/v1/search/filter', {}, auth)).status).toBe(200)
+      expect((await run('keys', 'revoke', keyId)).code).toBe(0)
+      expect((await unit.send('POST', '/v1/search/filter', {}, auth)).status).toBe(401)
+      expect(
+        (await unit.send('POST', '/v1/search/filter', {}, { authorization: `Bearer ${json.api_key}` }))
+          .status,
+      ).toBe(200)
+      expect((await run('keys', 'revoke', keyId)).code).toBe(1)
+    } finally {
+      await unit.close()
+    }
+  })
+})

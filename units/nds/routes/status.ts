@@ -1,0 +1,49 @@
+import { Elysia } from 'elysia'
+import { errorResponses } from '../../../common/errors.ts'
+import {
+  ExternalApiContract,
+  HealthInfo,
+  HealthLive,
+  HealthReady,
+  PlatformMetadata,
+  ReleaseNotices,
+} from '../model.ts'
+import type { NdsDeps } from '../service/deps.ts'
+import { externalApiContract, info, platformMetadata, readiness, releaseNotices } from '../service/status.ts'
+
+export const statusRoutes = (deps: NdsDeps, workerRunning: () => boolean) =>
+  new Elysia({ name: 'nds:status' })
+    .get('/v1/health/live', () => ({ status: 'ok' as const, service: 'nds' as const }), {
+      response: { 200: HealthLive },
+      detail: { summary: 'Liveness' },
+    })
+    .get(
+      '/v1/health/ready',
+      ({ set }) => {
+        const r = readiness(deps, workerRunning)
+        if (!r.ready) set.status = 503
+        return r.body
+      },
+      {
+        response: { 200: HealthReady, 503: HealthReady },
+        detail: { summary: 'Readiness: database and ingest worker (503 when not ready)' },
+      },
+    )
+    .get('/v1/health/info', () => info(deps), {
+      response: { 200: HealthInfo },
+      detail: {
+        summary: 'Non-secret runtime readback: environment, dependency targets, counts, runtime_config',
+      },
+    })
+    .get('/v1/platform/metadata', () => platformMetadata(deps), {
+      response: { 200: PlatformMetadata },
+      detail: { summary: 'Platform metadata (the spec publishes /v1/fabric/metadata under this path)' },
+    })
+    .get('/v1/external-api-contract', () => externalApiContract(), {
+      response: { 200: ExternalApiContract, ...errorResponses(404) },
+      detail: { summary: 'The external API contract: route families and surfaces' },
+    })
+    .get('/v1/release-notices', () => releaseNotices(), {
+      response: { 200: ReleaseNotices },
+      detail: { summary: 'Release notices of the /v1 surface' },
+    })
