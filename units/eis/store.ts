@@ -46,6 +46,12 @@ function prepareStatements(db: Db) {
       )
       .prepare(),
     insertEvent: db.insert(integrationEvents).values(columnPlaceholders(integrationEvents)).prepare(),
+    leadByEmail: db
+      .select()
+      .from(leads)
+      .where(eq(leads.emailId, sql.placeholder('email')))
+      .prepare(),
+    insertLead: db.insert(leads).values(columnPlaceholders(leads)).prepare(),
   }
 }
 const statements = new WeakMap<Db, ReturnType<typeof prepareStatements>>()
@@ -174,12 +180,14 @@ export async function findLeadByEmail(db: Db, email: string): Promise<LeadRow | 
   return db.select().from(leads).where(eq(leads.emailId, email)).get()
 }
 
-export function findLeadByEmailTx(tx: Db, email: string): LeadRow | undefined {
-  return tx.select().from(leads).where(eq(leads.emailId, email)).get()
+/** On the root handle inside its write transaction (prepared once per handle, as the event statements). */
+export function findLeadByEmailTx(db: Db, email: string): LeadRow | undefined {
+  return prepared(db).leadByEmail.get({ email })
 }
 
-export function insertLead(tx: Db, row: LeadRow): void {
-  tx.insert(leads).values(row).run()
+/** On the root handle inside its write transaction (prepared once per handle). */
+export function insertLead(db: Db, row: LeadRow): void {
+  prepared(db).insertLead.run(row)
 }
 
 export function updateLead(tx: Db, name: string, patch: Partial<LeadRow>): void {

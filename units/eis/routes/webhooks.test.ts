@@ -108,6 +108,23 @@ describe('webhooks through their routes', () => {
     expect(bad.status).toBe(400)
   })
 
+  test('a new intake from the same e-mail address (other case) updates its Lead, a new address creates one', async () => {
+    u = bootEis()
+    const post = async (email: string) =>
+      (await (await signedPost(u, CONTACT, webContact(email), SECRETS.ERP_API_SHARED_SECRET)).json()).message
+    const first = await post('Lin@Example.org')
+    const second = await post('lin@example.ORG')
+    const other = await post('mo@example.org')
+    expect(second.lead).toBe(first.lead)
+    expect(second.integration_event).not.toBe(first.integration_event)
+    expect(other.lead).not.toBe(first.lead)
+    expect((await store.tableCounts(u.ctx.db)).leads).toBe(2)
+    expect(await store.findLeadByEmail(u.ctx.db, 'lin@example.org')).toMatchObject({
+      name: first.lead,
+      intakeCount: 2,
+    })
+  })
+
   test('50 concurrent deliveries of one contact intake: one Lead, one event, every answer names them', async () => {
     u = bootEis()
     const body = webContact('rush@example.org')

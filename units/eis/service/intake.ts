@@ -50,7 +50,8 @@ export async function intakeContact(db: Db, raw: string, body: ContactBody) {
         lastIntake,
         modified: at,
       }
-      const existing = store.findLeadByEmailTx(tx, email)
+      // The hot-path statements are prepared on the root handle: same connection, so inside this transaction.
+      const existing = store.findLeadByEmailTx(db, email)
       if (existing) {
         store.updateLead(tx, existing.name, {
           ...fields,
@@ -67,7 +68,7 @@ export async function intakeContact(db: Db, raw: string, body: ContactBody) {
       const name = docName(SERIES.lead)
       const channel = (body.profiling as Record<string, unknown>).channel
       const source = typeof channel === 'string' ? channel : 'website'
-      store.insertLead(tx, { name, emailId: email, source, intakeCount: 1, creation: at, ...fields })
+      store.insertLead(db, { name, emailId: email, source, intakeCount: 1, creation: at, ...fields })
       return {
         status: 'processed',
         outcome: { lead: name, action: 'created' },
