@@ -126,7 +126,7 @@ test.skipIf(!CHROMIUM)(
 describe.each(Object.entries(httpUnits))('%s', (name, entry) => {
   test('serves /docs rendering its own OpenAPI document, without credentials', async () => {
     const unit = await entry.load()
-    const setup = credentialsFor(name)
+    const setup = await credentialsFor(name)
     const unitUnderTest = bootForTest(unit, setup.env)
     try {
       const page = await unitUnderTest.request('/docs')

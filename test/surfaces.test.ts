@@ -18,7 +18,7 @@ const NO_METRICS = new Set(['eis', 'wta', 'mailbox'])
 describe.each(Object.entries(httpUnits))('%s', (name, entry) => {
   test('serves a valid OpenAPI document that lists its liveness route', async () => {
     const unit = await entry.load()
-    const setup = credentialsFor(name)
+    const setup = await credentialsFor(name)
     const u = bootForTest(unit, setup.env)
     try {
       const path = unit.openapiPath ?? '/openapi.json'
@@ -34,7 +34,7 @@ describe.each(Object.entries(httpUnits))('%s', (name, entry) => {
   })
 
   test.skipIf(!PROMTOOL || NO_METRICS.has(name))('/metrics passes promtool check metrics', async () => {
-    const setup = credentialsFor(name)
+    const setup = await credentialsFor(name)
     const u = bootForTest(await entry.load(), setup.env)
     try {
       await u.request(entry.liveness)
@@ -53,7 +53,7 @@ describe.each(Object.entries(httpUnits))('%s', (name, entry) => {
   })
   test('the document says which operations need credentials, and the unit agrees', async () => {
     const unit = await entry.load()
-    const setup = credentialsFor(name)
+    const setup = await credentialsFor(name)
     const u = bootForTest(unit, setup.env)
     try {
       const doc = await (await u.request(unit.openapiPath ?? '/openapi.json')).json()

@@ -6,12 +6,21 @@ import type { Database } from 'bun:sqlite'
 import { issueSession } from '../common/session.ts'
 import { hmacHex, signBody } from '../common/signature.ts'
 import type { Env } from '../runtime/run.ts'
-import { fakePeer, json } from '../test/harness.ts'
+import { captureIo, fakePeer, json } from '../test/harness.ts'
 import { webContact } from '../units/eis/testing.ts'
 
+export interface CrashSetup {
+  env: Env
+  headers?: Record<string, string>
+  stop(): void
+}
+
 export interface CrashTarget {
-  /** Environment for the unit (and any fake peer it needs); `stop` ends the peers. */
-  setup(): { env: Env; stop(): void }
+  /**
+   * Environment for the unit (and any fake peer it needs) on its data directory, before the unit
+   * first starts; `headers` join every request (a credential made there); `stop` ends the peers.
+   */
+  setup(dataDir: string): CrashSetup | Promise<CrashSetup>
   method: string
   path: string
   headers: Record<string, string>
@@ -26,6 +35,8 @@ export interface CrashTarget {
 }
 
 const RMS_TOKEN = 'crash-token-rms-0001'
+/** The NDS fixture server's address, known once the target's setup started it. */
+let ndsFixtures = ''
 const EIS_SECRET = 'crash-eis-contact-secret-0123456789abcdef'
 const PWS_SECRET = 'crash-pws-session-secret-0123456789abcdef'
 const PWS_OWNER_REPO = 'acme/crash'
@@ -135,5 +146,34 @@ export const crashTargets: Record<string, CrashTarget> = {
     sign: (raw) => signBody(hmacHex(), EIS_SECRET, raw),
     ackId: (answer) => (answer as { message?: { integration_event?: string } }).message?.integration_event,
     exists: (db, id) => db.query('SELECT 1 FROM integration_events WHERE name = ?').get(id) !== null,
+  },
+  // NDS: ingest jobs (RSS backfill from a local fixture server), accepted with a key created the
+  // way operators create one. An acknowledged job must survive; the restarted worker resumes it.
+  nds: {
+    async setup(dataDir) {
+      const { ndsCli } = await import('../units/nds/cli.ts')
+      const { fixtureServer } = await import('../units/nds/testing.ts')
+      const io = captureIo()
+      const code = await ndsCli.run(
+        ['keys', 'create', 'crash'],
+        { SVC_DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
+        io,
+      )
+      const key = io.out.trim().split('\n').at(-1) ?? ''
+      if (code !== 0 || key === '') throw new Error(`nds crash setup: keys create exited ${code}: ${io.err}`)
+      const fixtures = fixtureServer()
+      ndsFixtures = fixtures.url
+      return { env: {}, headers: { authorization: `Bearer ${key}` }, stop: () => fixtures.stop() }
+    },
+    method: 'POST',
+    path: '/v1/ingest/rss/backfill',
+    headers: { 'content-type': 'application/json' },
+    body: (i) => ({
+      urls: [`${ndsFixtures}/rss/world.xml?i=${i}`],
+      from: '2026-10-01T00:00:00Z',
+      to: '2026-12-31T00:00:00Z',
+    }),
+    ackId: (answer) => (answer as { job_id?: string }).job_id,
+    exists: (db, id) => db.query('SELECT 1 FROM ingest_jobs WHERE job_id = ?').get(id) !== null,
   },
 }

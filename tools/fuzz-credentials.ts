@@ -6,7 +6,7 @@
 import { issueSession } from '../common/session.ts'
 import { hmacHex, signBody } from '../common/signature.ts'
 import type { Env } from '../runtime/run.ts'
-import { fakePeer, json } from '../test/harness.ts'
+import { captureIo, fakePeer, json, tempDir } from '../test/harness.ts'
 
 export interface FuzzSetup {
   /** Environment for the unit under fuzz (on top of SVC_ENV=test and a fresh data dir). */
@@ -21,7 +21,7 @@ export interface FuzzSetup {
   stop(): void
 }
 
-export type FuzzCredentials = () => FuzzSetup
+export type FuzzCredentials = () => FuzzSetup | Promise<FuzzSetup>
 
 const RMS_FUZZ_TOKEN = 'fuzz-token-rms-0001'
 const EIS_FUZZ_SECRET = 'fuzz-eis-webhook-secret-0123456789abcdef'
@@ -107,6 +107,39 @@ fuzzCredentials.eis = () => ({
   stop() {},
 })
 
-export function credentialsFor(unit: string): FuzzSetup {
+// NDS: an API key created the way operators create one (`svc nds keys create`), in the data
+// directory the unit then boots on; it goes on every request as the bearer token.
+fuzzCredentials.nds = async () => {
+  const { ndsCli } = await import('../units/nds/cli.ts')
+  const dataDir = tempDir('svc-nds-fuzz-')
+  const io = captureIo()
+  const code = await ndsCli.run(
+    ['keys', 'create', 'fuzz'],
+    { SVC_DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
+    io,
+  )
+  const key = io.out.trim().split('\n').at(-1) ?? ''
+  if (code !== 0 || key === '') throw new Error(`nds fuzz setup: keys create exited ${code}: ${io.err}`)
+  return { env: { SVC_DATA_DIR: dataDir }, headers: { authorization: `Bearer ${key}` }, body: {}, stop() {} }
+}
+
+// WTA: a stand-in n8n (the public API's shapes) and a stand-in npm registry for the upstream
+// release, so the workflow and upgrade routes get past "not configured".
+fuzzCredentials.wta = async () => {
+  const { fakeN8n } = await import('../units/wta/testing.ts')
+  const n8n = fakeN8n()
+  const registry = fakePeer(() => json({ 'dist-tags': { latest: '2.8.4' } }))
+  return {
+    env: { WTA_AUTOMATION_URL: n8n.url, WTA_AUTOMATION_API_KEY: n8n.apiKey, WTA_UPSTREAM_URL: registry.url },
+    headers: {},
+    body: {},
+    stop() {
+      n8n.stop()
+      registry.stop()
+    },
+  }
+}
+
+export async function credentialsFor(unit: string): Promise<FuzzSetup> {
   return (fuzzCredentials[unit] ?? none)()
 }

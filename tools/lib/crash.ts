@@ -86,6 +86,7 @@ async function start(unit: string, liveness: string, env: Env): Promise<Running>
 /** Writers that send until told to stop; each 2xx answer's id is an acknowledged write. */
 function load(
   target: CrashTarget,
+  extraHeaders: Record<string, string>,
   url: string,
   concurrency: number,
   counter: { next: number; attempted: number },
@@ -102,7 +103,7 @@ function load(
         const raw = JSON.stringify(target.body(i))
         const res = await fetch(url + target.path, {
           method: target.method,
-          headers: { ...target.headers, ...target.sign?.(raw) },
+          headers: { ...target.headers, ...extraHeaders, ...target.sign?.(raw) },
           body: raw,
         })
         const text = await res.text()
@@ -154,7 +155,7 @@ export async function crashTest(
   const random = prng(opts.seed)
   const dataDir = tempDir(`svc-crash-${unit}-`)
   const dbPath = join(dataDir, `${unit}.sqlite`)
-  const peers = target.setup()
+  const peers = await target.setup(dataDir)
   const env = { ...peers.env, SVC_DATA_DIR: dataDir }
   const report: CrashReport = {
     unit,
@@ -173,7 +174,7 @@ export async function crashTest(
     running = await start(unit, liveness, env)
     for (let round = 1; round <= opts.rounds; round++) {
       const killAfter = Math.round(opts.minKillMs + random() * (opts.maxKillMs - opts.minKillMs))
-      const writers = load(target, running.url, opts.concurrency, counter)
+      const writers = load(target, peers.headers ?? {}, running.url, opts.concurrency, counter)
       await Bun.sleep(killAfter)
       running.proc.kill('SIGKILL')
       await running.proc.exited

@@ -8,7 +8,7 @@ export async function openUnitTarget(name: string): Promise<FuzzTarget> {
   const entry = registeredUnit(name)
   if (!entry) throw new Error(`unknown unit '${name}' (registered: ${Object.keys(httpUnits).join(', ')})`)
   const unit = await entry.load()
-  const setup = credentialsFor(name)
+  const setup = await credentialsFor(name)
   let booted: ReturnType<typeof bootForTest>
   try {
     booted = bootForTest(unit, setup.env)
