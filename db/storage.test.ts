@@ -246,13 +246,19 @@ describeOnDrivers('storage closing', ({ open }) => {
   test('close waits for the open transaction; later transactions fail instead of hanging', async () => {
     const s = await open(tables)
     let release!: () => void
+    let inside!: () => void
+    const entered = new Promise<void>((r) => {
+      inside = r
+    })
     const running = s.transaction(async (tx) => {
       await tx.insert(items).values({ id: 'before-close', body: 'b' })
       await new Promise<void>((r) => {
         release = r
+        inside()
       })
     })
-    await Bun.sleep(5)
+    // Close only once the transaction is open and holding (on a server that takes a round trip).
+    await entered
     const closing = s.close()
     const late = s.transaction(async () => 'never')
     release()

@@ -5,4 +5,5 @@ export const meta = unitMeta({
   title: 'news data service',
   port: 18084,
   liveness: '/v1/health/live',
+  readiness: '/v1/health/ready',
 })
