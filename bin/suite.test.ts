@@ -115,7 +115,7 @@ test('`svc suite web prs` prints the table once both are live; `svc suite status
   expect(after.exitCode).toBe(0)
   proc.kill('SIGTERM')
   expect(await proc.exited).toBe(0)
-})
+}, 30_000)
 
 test('`svc suite status` with an unknown unit is bad usage (exit 2)', () => {
   const run = Bun.spawnSync([process.execPath, 'bin/svc.ts', 'suite', 'status', 'nosuch'], {
