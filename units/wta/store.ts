@@ -51,39 +51,10 @@ export async function recordSnapshot(
     (tx) => {
       const changes: SnapshotChanges = { added: [], changed: [], removed: [] }
       for (const w of listing) {
-        const hash = workflowHash(w)
-        const document = JSON.stringify(w)
         const before = tx.select().from(workflows).where(eq(workflows.workflowId, w.id)).get()
         if (!before || before.removedAt !== null) changes.added.push(w.id)
-        else if (before.contentHash !== hash) changes.changed.push(w.id)
-        tx.insert(workflows)
-          .values({
-            workflowId: w.id,
-            name: w.name,
-            active: w.active ?? false,
-            document,
-            contentHash: hash,
-            toolUpdatedAt: w.updatedAt ?? null,
-            firstSeenAt: at,
-            lastSeenAt: at,
-          })
-          .onConflictDoUpdate({
-            target: workflows.workflowId,
-            set: {
-              name: w.name,
-              active: w.active ?? false,
-              document,
-              contentHash: hash,
-              toolUpdatedAt: w.updatedAt ?? null,
-              lastSeenAt: at,
-              removedAt: null,
-            },
-          })
-          .run()
-        tx.insert(workflowVersions)
-          .values({ workflowId: w.id, contentHash: hash, document, takenAt: at })
-          .onConflictDoNothing()
-          .run()
+        else if (before.contentHash !== workflowHash(w)) changes.changed.push(w.id)
+        upsertWorkflow(tx, w, at)
       }
       const gone = tx
         .update(workflows)
@@ -107,40 +78,47 @@ export async function recordSnapshot(
   )
 }
 
-/** Record one workflow read live (a single-workflow read keeps history too). */
-export async function recordWorkflow(db: Db, w: N8nWorkflow, at: string): Promise<void> {
+type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
+
+/** One workflow as last seen (live again if it was removed), and its content in the history. */
+function upsertWorkflow(tx: Tx, w: N8nWorkflow, at: string): void {
   const hash = workflowHash(w)
   const document = JSON.stringify(w)
+  tx.insert(workflows)
+    .values({
+      workflowId: w.id,
+      name: w.name,
+      active: w.active ?? false,
+      document,
+      contentHash: hash,
+      toolUpdatedAt: w.updatedAt ?? null,
+      firstSeenAt: at,
+      lastSeenAt: at,
+    })
+    .onConflictDoUpdate({
+      target: workflows.workflowId,
+      set: {
+        name: w.name,
+        active: w.active ?? false,
+        document,
+        contentHash: hash,
+        toolUpdatedAt: w.updatedAt ?? null,
+        lastSeenAt: at,
+        removedAt: null,
+      },
+    })
+    .run()
+  tx.insert(workflowVersions)
+    .values({ workflowId: w.id, contentHash: hash, document, takenAt: at })
+    .onConflictDoNothing()
+    .run()
+}
+
+/** Record one workflow read live (a single-workflow read keeps history too). */
+export async function recordWorkflow(db: Db, w: N8nWorkflow, at: string): Promise<void> {
   db.transaction(
     (tx) => {
-      tx.insert(workflows)
-        .values({
-          workflowId: w.id,
-          name: w.name,
-          active: w.active ?? false,
-          document,
-          contentHash: hash,
-          toolUpdatedAt: w.updatedAt ?? null,
-          firstSeenAt: at,
-          lastSeenAt: at,
-        })
-        .onConflictDoUpdate({
-          target: workflows.workflowId,
-          set: {
-            name: w.name,
-            active: w.active ?? false,
-            document,
-            contentHash: hash,
-            toolUpdatedAt: w.updatedAt ?? null,
-            lastSeenAt: at,
-            removedAt: null,
-          },
-        })
-        .run()
-      tx.insert(workflowVersions)
-        .values({ workflowId: w.id, contentHash: hash, document, takenAt: at })
-        .onConflictDoNothing()
-        .run()
+      upsertWorkflow(tx, w, at)
     },
     { behavior: 'immediate' },
   )
