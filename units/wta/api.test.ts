@@ -361,15 +361,13 @@ describe('upgrade views', () => {
     expect(byId.wf2.max_severity).toBe('critical')
     expect(
       byId.wf2.affected_nodes.map((a: { node: string; change_id: string }) => `${a.node}:${a.change_id}`),
-    ).toEqual([
-      'Build Rows:n8n-2.0.0-code-env-access-blocked',
-      'Archive Locally:n8n-2.0.0-execute-command-disabled',
-    ])
+    ).toEqual(['Archive Locally:n8n-2.0.0-execute-command-disabled'])
     const code = byId.wf1.affected_nodes.filter((a: { node: string }) => a.node === 'Read Token')
     expect(
       code.map((a: { change_id: string; auto_migratable: boolean }) => [a.change_id, a.auto_migratable]),
     ).toEqual([
       ['n8n-2.0.0-code-env-access-blocked', false],
+      ['n8n-2.0.0-code-evaluate-expression', false],
       ['n8n-2.0.0-task-runners-default', false],
     ])
     expect(d.instance_changes.map((c: { id: string }) => c.id)).toEqual([
