@@ -350,20 +350,25 @@ describe('upgrade views', () => {
     const d = (await res.json()).data
     expect(d).toMatchObject({ from_version: '1.60.0', target_version: '2.8.4' })
     const byId = Object.fromEntries(d.workflows.map((w: { workflow_id: string }) => [w.workflow_id, w]))
-    expect(byId.wf3.affected_nodes).toEqual([])
+    // The webhook workflow crosses the 1.103.0 and 1.109.0 notes on HTML responses of the Webhook node.
+    expect(
+      byId.wf3.affected_nodes.map((a: { node: string; change_id: string }) => `${a.node}:${a.change_id}`),
+    ).toEqual([
+      'Order Webhook:n8n-1.103.0-webhook-html-sandboxed',
+      'Order Webhook:n8n-1.109.0-webhook-html-csp',
+    ])
+    expect(byId.wf3.max_severity).toBe('medium')
     expect(byId.wf2.max_severity).toBe('critical')
     expect(
       byId.wf2.affected_nodes.map((a: { node: string; change_id: string }) => `${a.node}:${a.change_id}`),
-    ).toEqual([
-      'Build Rows:n8n-2.0.0-code-env-access-blocked',
-      'Archive Locally:n8n-2.0.0-execute-command-disabled',
-    ])
+    ).toEqual(['Archive Locally:n8n-2.0.0-execute-command-disabled'])
     const code = byId.wf1.affected_nodes.filter((a: { node: string }) => a.node === 'Read Token')
     expect(
       code.map((a: { change_id: string; auto_migratable: boolean }) => [a.change_id, a.auto_migratable]),
     ).toEqual([
       ['n8n-2.0.0-code-env-access-blocked', false],
-      ['n8n-2.0.0-task-runners-default', true],
+      ['n8n-2.0.0-code-evaluate-expression', false],
+      ['n8n-2.0.0-task-runners-default', false],
     ])
     expect(d.instance_changes.map((c: { id: string }) => c.id)).toEqual([
       'n8n-2.0.0-mysql-mariadb-storage-dropped',
@@ -404,9 +409,9 @@ describe('upgrade views', () => {
         x.workflows.map((w) => w.workflow_id),
       ]),
     ).toEqual([
-      ['unaffected', ['wf3']],
+      ['unaffected', []],
       ['auto_migratable', []],
-      ['manual_low_medium', []],
+      ['manual_low_medium', ['wf3']],
       ['manual_high_critical', ['wf1', 'wf2']],
     ])
     const upToDate = (await get(u, '/api/v1/upgrade/summary?target_version=1.60.0')).body.data

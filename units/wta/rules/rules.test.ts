@@ -21,34 +21,37 @@ describe('the breaking-changes catalog', () => {
   test('the shipped catalog is valid, its ids unique, and every node type it names is one n8n ships', () => {
     expect(catalogProblems(shippedBreakingChanges)).toEqual([])
     const known = new Set(Object.keys(shippedNodeTypes.types))
-    // n8n-nodes-base.start was removed in 1.0: the only named type n8n 2.8.4 no longer ships.
-    const unknown = shippedBreakingChanges.entries.flatMap((e) => e.node_types).filter((t) => !known.has(t))
-    expect([...new Set(unknown)]).toEqual(['n8n-nodes-base.start'])
+    // The only types n8n 2.8.4 no longer ships are the ones the 2.0.0 notes say were removed.
+    const unknown = shippedBreakingChanges.entries.flatMap((e) =>
+      e.node_types.filter((t) => !known.has(t)).map((t) => `${e.id}:${t}`),
+    )
+    expect(unknown).toEqual([
+      'n8n-2.0.0-start-node-removed:n8n-nodes-base.start',
+      'n8n-2.0.0-retired-service-nodes-removed:n8n-nodes-base.spontit',
+      'n8n-2.0.0-retired-service-nodes-removed:n8n-nodes-base.crowdDev',
+      'n8n-2.0.0-retired-service-nodes-removed:n8n-nodes-base.crowdDevTrigger',
+      'n8n-2.0.0-retired-service-nodes-removed:n8n-nodes-base.kitemaker',
+      'n8n-2.0.0-retired-service-nodes-removed:n8n-nodes-base.automizy',
+    ])
   })
 
-  test('every node type n8n 2.8.4 hides as deprecated and a workflow could use is covered by an entry', () => {
-    const covered = new Set(shippedBreakingChanges.entries.flatMap((e) => e.node_types))
-    const deprecated = Object.entries(shippedNodeTypes.types)
-      .filter(([, v]) => v.deprecated)
-      .map(([k]) => k)
-    const uncovered = deprecated.filter((t) => !covered.has(t))
-    // Hidden helper nodes with no user-facing replacement story are listed here on purpose.
-    expect(uncovered.sort()).toEqual(
-      [
-        '@n8n/n8n-nodes-langchain.lmOpenAi',
-        '@n8n/n8n-nodes-langchain.manualChatTrigger',
-        '@n8n/n8n-nodes-langchain.memoryChatRetriever',
-        '@n8n/n8n-nodes-langchain.openAiAssistant',
-        '@n8n/n8n-nodes-langchain.toolExecutor',
-        '@n8n/n8n-nodes-langchain.toolHttpRequest',
-        'n8n-nodes-base.htmlExtract',
-        'n8n-nodes-base.iCal',
-        'n8n-nodes-base.orbit',
-        'n8n-nodes-base.simulate',
-        'n8n-nodes-base.simulateTrigger',
-        'n8n-nodes-base.workflowTrigger',
-      ].sort(),
-    )
+  test('entries are in release order, so the catalog reads like n8n’s notes', () => {
+    const versions = shippedBreakingChanges.entries.map((e) => e.version)
+    expect([...versions].sort(compareVersions)).toEqual(versions)
+  })
+
+  test('a real 1.x entry is found for a workflow using its node, only when the upgrade crosses its release', () => {
+    const w = wf([
+      { name: 'Board', type: 'n8n-nodes-base.mondayCom', typeVersion: 1 },
+      { name: 'Other', type: 'n8n-nodes-base.set', typeVersion: 3 },
+    ])
+    const across = upgradeImpact(shippedBreakingChanges.entries, [w], '1.20.0', '1.30.0')
+    expect(across.workflows[0]?.affected_nodes.map((a) => `${a.node}:${a.change_id}`)).toEqual([
+      'Board:n8n-1.24.0-monday-column-values',
+    ])
+    expect(across.workflows[0]?.max_severity).toBe('high')
+    const after = upgradeImpact(shippedBreakingChanges.entries, [w], '1.24.0', '1.30.0')
+    expect(after.workflows[0]?.affected_nodes).toEqual([])
   })
 
   test('a broken catalog is refused: bad severity, bad version, duplicate id', () => {
