@@ -117,7 +117,8 @@ describe.skipIf(!ready)('WTA against a real n8n', () => {
     expect(b.body.data.node_types.every((t: { known: boolean }) => t.known)).toBe(true)
     const impact = await svc('upgrade', 'impact', '--from', '1.60.0')
     expect(impact.body.data.target_version).toBe('2.8.4')
-    expect(impact.body.data.totals.affected_workflows).toBe(2)
+    // All three examples: the webhook one through the 1.103.0 and 1.109.0 webhook HTML entries.
+    expect(impact.body.data.totals.affected_workflows).toBe(3)
     const up = await svc('upgrade', 'summary')
     expect(up.body.data).toMatchObject({
       current_version: n8n.version,
