@@ -87,57 +87,65 @@ export const fuzzCredentials: Record<string, FuzzCredentials> = {
     body: {},
     stop() {},
   }),
-}
-
-// EIS: the internal bearer token and the MCP key on every request, and every webhook secret set to
-// one value so that one signer signs whichever signed route a request goes to.
-fuzzCredentials.eis = () => ({
-  env: {
-    EIS_INTERNAL_TOKEN: EIS_INTERNAL,
-    EIS_MCP_KEY: EIS_MCP,
-    PAYMENT_PROVIDER_A_WEBHOOK_SECRET: EIS_FUZZ_SECRET,
-    PAYMENT_PROVIDER_B_WEBHOOK_SECRET: EIS_FUZZ_SECRET,
-    AUTOMATION_SHARED_SECRET: EIS_FUZZ_SECRET,
-    ERP_API_SHARED_SECRET: EIS_FUZZ_SECRET,
-    TICKETING_WEBHOOK_SECRET: EIS_FUZZ_SECRET,
-  },
-  headers: { authorization: `Bearer ${EIS_INTERNAL}`, 'x-svc-key': EIS_MCP },
-  body: {},
-  sign: (body) => signBody(hmacHex(), EIS_FUZZ_SECRET, body),
-  stop() {},
-})
-
-// NDS: an API key created the way operators create one (`svc nds keys create`), in the data
-// directory the unit then boots on; it goes on every request as the bearer token.
-fuzzCredentials.nds = async () => {
-  const { ndsCli } = await import('../units/nds/cli.ts')
-  const dataDir = tempDir('svc-nds-fuzz-')
-  const io = captureIo()
-  const code = await ndsCli.run(
-    ['keys', 'create', 'fuzz'],
-    { SVC_DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
-    io,
-  )
-  const key = io.out.trim().split('\n').at(-1) ?? ''
-  if (code !== 0 || key === '') throw new Error(`nds fuzz setup: keys create exited ${code}: ${io.err}`)
-  return { env: { SVC_DATA_DIR: dataDir }, headers: { authorization: `Bearer ${key}` }, body: {}, stop() {} }
-}
-
-// WTA: a stand-in n8n (the public API's shapes) and a stand-in npm registry for the upstream
-// release, so the workflow and upgrade routes get past "not configured".
-fuzzCredentials.wta = async () => {
-  const { fakeN8n } = await import('../units/wta/testing.ts')
-  const n8n = fakeN8n()
-  const registry = fakePeer(() => json({ 'dist-tags': { latest: '2.8.4' } }))
-  return {
-    env: { WTA_AUTOMATION_URL: n8n.url, WTA_AUTOMATION_API_KEY: n8n.apiKey, WTA_UPSTREAM_URL: registry.url },
-    headers: {},
-    body: {},
-    stop() {
-      n8n.stop()
-      registry.stop()
+  // EIS: the internal bearer token and the MCP key on every request, and every webhook secret set to
+  // one value so that one signer signs whichever signed route a request goes to.
+  eis: () => ({
+    env: {
+      EIS_INTERNAL_TOKEN: EIS_INTERNAL,
+      EIS_MCP_KEY: EIS_MCP,
+      PAYMENT_PROVIDER_A_WEBHOOK_SECRET: EIS_FUZZ_SECRET,
+      PAYMENT_PROVIDER_B_WEBHOOK_SECRET: EIS_FUZZ_SECRET,
+      AUTOMATION_SHARED_SECRET: EIS_FUZZ_SECRET,
+      ERP_API_SHARED_SECRET: EIS_FUZZ_SECRET,
+      TICKETING_WEBHOOK_SECRET: EIS_FUZZ_SECRET,
     },
-  }
+    headers: { authorization: `Bearer ${EIS_INTERNAL}`, 'x-svc-key': EIS_MCP },
+    body: {},
+    sign: (body) => signBody(hmacHex(), EIS_FUZZ_SECRET, body),
+    stop() {},
+  }),
+
+  // NDS: an API key created the way operators create one (`svc nds keys create`), in the data
+  // directory the unit then boots on; it goes on every request as the bearer token.
+  nds: async () => {
+    const { ndsCli } = await import('../units/nds/cli.ts')
+    const dataDir = tempDir('svc-nds-fuzz-')
+    const io = captureIo()
+    const code = await ndsCli.run(
+      ['keys', 'create', 'fuzz'],
+      { SVC_DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
+      io,
+    )
+    const key = io.out.trim().split('\n').at(-1) ?? ''
+    if (code !== 0 || key === '') throw new Error(`nds fuzz setup: keys create exited ${code}: ${io.err}`)
+    return {
+      env: { SVC_DATA_DIR: dataDir },
+      headers: { authorization: `Bearer ${key}` },
+      body: {},
+      stop() {},
+    }
+  },
+
+  // WTA: a stand-in n8n (the public API's shapes) and a stand-in npm registry for the upstream
+  // release, so the workflow and upgrade routes get past "not configured".
+  wta: async () => {
+    const { fakeN8n } = await import('../units/wta/testing.ts')
+    const n8n = fakeN8n()
+    const registry = fakePeer(() => json({ 'dist-tags': { latest: '2.8.4' } }))
+    return {
+      env: {
+        WTA_AUTOMATION_URL: n8n.url,
+        WTA_AUTOMATION_API_KEY: n8n.apiKey,
+        WTA_UPSTREAM_URL: registry.url,
+      },
+      headers: {},
+      body: {},
+      stop() {
+        n8n.stop()
+        registry.stop()
+      },
+    }
+  },
 }
 
 export async function credentialsFor(unit: string): Promise<FuzzSetup> {
