@@ -12,8 +12,9 @@ import { createHttpMetrics } from '../common/metrics.ts'
 import { openApiDocument } from '../common/openapi.ts'
 import { rawBodyRouteKeys } from '../common/signature.ts'
 import { wire } from '../common/wire.ts'
-import { type BootedUnit, bootUnit, type Env } from '../runtime/run.ts'
+import { type BootedUnit, bootUnit, bootUnitAsync, type Env } from '../runtime/run.ts'
 import type { HttpUnit, UnitConfig } from '../runtime/unit.ts'
+import { type Sqld, startSqld } from './sqld.ts'
 
 const ROOT = join(import.meta.dir, '..')
 
@@ -71,7 +72,55 @@ export function bootForTest<P extends TProperties>(
   log?: Logger,
 ): TestUnit<UnitConfig<P>> {
   const fullEnv: Env = { SVC_ENV: 'test', LOG_LEVEL: 'silent', SVC_DATA_DIR: dataDir, ...env }
-  const booted = bootUnit(unit, fullEnv, { log })
+  return asTestUnit(bootUnit(unit, fullEnv, { log }), dataDir, {
+    restart: async (extraEnv) => bootForTest(unit, { ...env, ...extraEnv }, dataDir, log),
+  })
+}
+
+/**
+ * The driver unit tests run on: `SVC_TEST_DRIVER=libsql` boots every `bootForTestAsync` unit on a
+ * fresh `sqld` of its own (CI runs a set of unit suites that way); the embedded file otherwise.
+ */
+export const testDriver = (): 'embedded' | 'libsql' =>
+  process.env.SVC_TEST_DRIVER === 'libsql' ? 'libsql' : 'embedded'
+
+/**
+ * `bootForTest` on the driver `testDriver()` names. On libSQL the unit gets a fresh sqld (unless
+ * `env` names a DATABASE_URL); `restart` boots again on the same server, `dispose` stops it.
+ */
+export async function bootForTestAsync<P extends TProperties>(
+  unit: HttpUnit<P>,
+  env: Env = {},
+  dataDir = tempDir(`svc-${unit.name}-`),
+  log?: Logger,
+  server?: Sqld,
+): Promise<TestUnit<UnitConfig<P>>> {
+  let sqld = server
+  if (sqld === undefined && testDriver() === 'libsql' && env.DATABASE_URL === undefined) {
+    sqld = await startSqld()
+  }
+  const fullEnv: Env = {
+    SVC_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    SVC_DATA_DIR: dataDir,
+    ...(sqld ? { DATABASE_URL: sqld.url } : {}),
+    ...env,
+  }
+  const booted = await bootUnitAsync(unit, fullEnv, { log }).catch(async (err) => {
+    if (sqld && !server) await sqld.stop()
+    throw err
+  })
+  return asTestUnit(booted, dataDir, {
+    restart: (extraEnv) => bootForTestAsync(unit, { ...env, ...extraEnv }, dataDir, log, sqld),
+    stop: sqld ? () => sqld.stop() : undefined,
+  })
+}
+
+function asTestUnit<C>(
+  booted: BootedUnit<C>,
+  dataDir: string,
+  how: { restart(extraEnv: Env): Promise<TestUnit<C>>; stop?: () => Promise<void> },
+): TestUnit<C> {
   const request = (path: string, init?: RequestInit) =>
     booted.app.handle(new Request(`http://localhost${path}`, init))
   return {
@@ -87,10 +136,11 @@ export function bootForTest<P extends TProperties>(
     },
     async restart(extraEnv = {}) {
       await booted.close()
-      return bootForTest(unit, { ...env, ...extraEnv }, dataDir)
+      return how.restart(extraEnv)
     },
     async dispose() {
       await booted.close()
+      await how.stop?.()
       rmSync(dataDir, { recursive: true, force: true })
     },
   }

@@ -41,6 +41,12 @@ export interface Sqld {
 
 const START_TIMEOUT_MS = 10_000
 
+/** Servers still running; killed when the test process exits, so none outlives a forgotten stop. */
+const running = new Set<{ kill(): void }>()
+process.on('exit', () => {
+  for (const proc of running) proc.kill()
+})
+
 /** Start sqld on a fresh directory and wait until it answers. */
 export async function startSqld(): Promise<Sqld> {
   const bin = sqldBinary()
@@ -59,10 +65,12 @@ export async function startSqld(): Promise<Sqld> {
         .then((r) => r.ok)
         .catch(() => false)
       if (ok) {
+        running.add(proc)
         return {
           url,
           dir,
           async stop() {
+            running.delete(proc)
             proc.kill()
             await proc.exited
             rmSync(dir, { recursive: true, force: true })
