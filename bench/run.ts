@@ -1,16 +1,27 @@
-/** `bun run bench <unit…>`: run each unit's benchmark (bench/<unit>.ts) and print its report. */
+/**
+ * `npm run bench -- <name…> [--tax]`: for each HTTP unit, its framework tax (bench/tax.ts: hot read
+ * routes against a `Bun.serve` answering identical bytes) and then its own scenarios
+ * (bench/<unit>.ts, when there is one); other names (`storage`, `suite`) run bench/<name>.ts.
+ * `--tax` runs the framework-tax section alone.
+ */
 import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { TAX_ROUTES, taxReport } from './tax.ts'
 
-const available = readdirSync(import.meta.dir)
-  .filter((f) => f.endsWith('.ts') && !['lib.ts', 'load.ts', 'run.ts'].includes(f))
+const own = readdirSync(import.meta.dir)
+  .filter((f) => f.endsWith('.ts') && !['lib.ts', 'load.ts', 'run.ts', 'tax.ts'].includes(f))
   .map((f) => f.slice(0, -3))
-const wanted = process.argv.slice(2)
+const available = [...new Set([...Object.keys(TAX_ROUTES), ...own])].sort()
+const args = process.argv.slice(2)
+const taxOnly = args.includes('--tax')
+const wanted = args.filter((a) => a !== '--tax')
 if (wanted.length === 0 || wanted.some((w) => !available.includes(w))) {
-  process.stderr.write(`usage: bun run bench <${available.join('|')}>…\n`)
+  process.stderr.write(`usage: npm run bench -- <${available.join('|')}>… [--tax]\n`)
   process.exit(2)
 }
 for (const name of wanted) {
+  if (name in TAX_ROUTES) console.log(`${await taxReport(name)}\n`)
+  if (taxOnly) continue
   const file = join(import.meta.dir, `${name}.ts`)
   if (!existsSync(file)) continue
   const mod = (await import(file)) as { default: () => Promise<string> }

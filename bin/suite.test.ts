@@ -80,30 +80,40 @@ test('an operator who sets the ALS token keeps RMS as they configured it', () =>
   expect(envs.rms?.RMS_LOCAL_TOKENS).toBe('abcdefgh:user:ops:rw')
 })
 
-test('`svc suite web prs` prints the table once both are live; `svc suite status` reads them; SIGTERM stops cleanly', async () => {
-  const offset = 1000 + Math.floor(Math.random() * 2000)
-  const env = { ...process.env, SVC_SUITE_PORT_OFFSET: String(offset), SVC_DATA_DIR: tempDir() }
-  const cwd = join(import.meta.dir, '..')
-  const proc = Bun.spawn([process.execPath, 'bin/svc.ts', 'suite', 'web', 'prs'], {
-    cwd,
+/** `svc suite <args>` from the repository root; `live()` reads stderr up to the table (or the exit). */
+function spawnSuite(args: string[], env: Record<string, string | undefined>) {
+  const proc = Bun.spawn([process.execPath, 'bin/svc.ts', 'suite', ...args], {
+    cwd: join(import.meta.dir, '..'),
     env,
     stdout: 'ignore',
     stderr: 'pipe',
   })
+  const live = async () => {
+    let stderr = ''
+    const reader = proc.stderr.getReader()
+    const decoder = new TextDecoder()
+    while (!stderr.includes('units live in')) {
+      const { value, done } = await reader.read()
+      if (done) break
+      stderr += decoder.decode(value)
+    }
+    return stderr
+  }
+  return { proc, live }
+}
+
+test('`svc suite web prs` prints the table once both are live; `svc suite status` reads them; SIGTERM stops cleanly', async () => {
+  const offset = 1000 + Math.floor(Math.random() * 2000)
+  const env = { ...process.env, SVC_SUITE_PORT_OFFSET: String(offset), SVC_DATA_DIR: tempDir() }
+  const cwd = join(import.meta.dir, '..')
+  const { proc, live } = spawnSuite(['web', 'prs'], env)
   const status = (names: string[]) =>
     Bun.spawnSync([process.execPath, 'bin/svc.ts', 'suite', 'status', ...names], { cwd, env })
   // Nothing of this suite listens yet on these shifted ports: not ready, exit 1.
   const before = status(['web'])
   expect(before.exitCode).toBe(1)
   expect(before.stdout.toString()).toContain('live down')
-  let stderr = ''
-  const reader = proc.stderr.getReader()
-  const decoder = new TextDecoder()
-  while (!stderr.includes('units live in')) {
-    const { value, done } = await reader.read()
-    if (done) break
-    stderr += decoder.decode(value)
-  }
+  const stderr = await live()
   const web = `http://127.0.0.1:${httpUnits.web.port + offset}`
   const prs = `http://127.0.0.1:${httpUnits.prs.port + offset}`
   expect(stderr).toContain('svc suite: 2 units live in')
@@ -130,3 +140,53 @@ test('EIS gets the PWS support handoff route PWS serves (singular) and the token
   expect(envs.eis?.SVC_SUPPORT_HANDOFF_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1\/support\/handoff$/)
   expect(envs.eis?.SVC_SUPPORT_HANDOFF_TOKEN).toBe(envs.pws?.PWS_SUPPORT_HANDOFF_TOKEN)
 })
+
+/** `svc suite <args>` from the repository root, and its stderr up to the table (or its exit). */
+async function startSuiteCommand(args: string[], env: Record<string, string | undefined>) {
+  const { proc, live } = spawnSuite(args, env)
+  return { proc, stderr: await live() }
+}
+
+test('`svc suite --one-process web prs`: both units in one process, each on its own port and database; SIGTERM exits 0', async () => {
+  const offset = 3000 + Math.floor(Math.random() * 2000)
+  const dataDir = tempDir()
+  const env = { ...process.env, SVC_SUITE_PORT_OFFSET: String(offset), SVC_DATA_DIR: dataDir }
+  const { proc, stderr } = await startSuiteCommand(['--one-process', 'web', 'prs'], env)
+  expect(stderr).toContain('svc suite: 2 units live in')
+  expect(stderr).toContain('in one process')
+  const web = `http://127.0.0.1:${httpUnits.web.port + offset}`
+  const prs = `http://127.0.0.1:${httpUnits.prs.port + offset}`
+  expect((await fetch(`${web}/health`)).status).toBe(200)
+  expect((await fetch(`${prs}/api/v1/contracts/matrix`)).status).toBe(200)
+  // One process: no child processes, each unit its own SQLite file.
+  const children = Bun.spawnSync(['pgrep', '-P', String(proc.pid)])
+    .stdout.toString()
+    .trim()
+  expect(children).toBe('')
+  expect(await Bun.file(join(dataDir, 'web.sqlite')).exists()).toBe(true)
+  expect(await Bun.file(join(dataDir, 'prs.sqlite')).exists()).toBe(true)
+  proc.kill('SIGTERM')
+  expect(await proc.exited).toBe(0)
+}, 30_000)
+
+test('`svc suite --one-process`: a unit that cannot start stops the suite with its reason (exit 2)', async () => {
+  const offset = 5000 + Math.floor(Math.random() * 2000)
+  const taken = Bun.serve({
+    hostname: '127.0.0.1',
+    port: httpUnits.prs.port + offset,
+    fetch: () => new Response(),
+  })
+  try {
+    const env = { ...process.env, SVC_SUITE_PORT_OFFSET: String(offset), SVC_DATA_DIR: tempDir() }
+    const { proc, stderr } = await startSuiteCommand(['--one-process', 'web', 'prs'], env)
+    expect(await proc.exited).toBe(2)
+    expect(stderr).toContain(
+      `svc suite: prs cannot start: cannot listen on 127.0.0.1:${httpUnits.prs.port + offset}: the port is in use; stopping the suite`,
+    )
+    // WEB, which did start, was stopped with it.
+    const web = await fetch(`http://127.0.0.1:${httpUnits.web.port + offset}/health`).catch(() => undefined)
+    expect(web).toBeUndefined()
+  } finally {
+    taken.stop(true)
+  }
+}, 30_000)

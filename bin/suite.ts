@@ -5,7 +5,8 @@
  * RMS) are generated once per start unless the operator set them.
  */
 import { randomBytes } from 'node:crypto'
-import type { Env } from '../runtime/run.ts'
+import { ConfigError } from '../common/config.ts'
+import { type Env, ListenError, type ListeningUnit, startUnit } from '../runtime/run.ts'
 import { httpUnits } from '../units/registry.ts'
 
 type UnitName = keyof typeof httpUnits
@@ -97,7 +98,18 @@ function unitCommand(name: string): string[] {
   return compiled ? [process.execPath, 'unit', name] : [process.execPath, Bun.main, 'unit', name]
 }
 
-export async function runSuite(requested: string[], env: Env): Promise<void> {
+const ONE_PROCESS = '--one-process'
+
+/**
+ * `svc suite [--one-process] [name…]`: the named units (all by default), each on its port, wired.
+ * By default each unit is its own process (a crash takes one unit down, and the suite with it);
+ * `--one-process` runs them all in this process, each its own Elysia app, port, database and
+ * configuration, still calling each other over HTTP: one runtime's memory instead of nine, for
+ * small hosts.
+ */
+export async function runSuite(args: string[], env: Env): Promise<void> {
+  const oneProcess = args.includes(ONE_PROCESS)
+  const requested = args.filter((a) => a !== ONE_PROCESS)
   const unknown = requested.filter((n) => !Object.hasOwn(httpUnits, n))
   if (unknown.length > 0) {
     process.stderr.write(`svc suite: unknown unit(s) ${unknown.join(', ')}\n`)
@@ -110,6 +122,7 @@ export async function runSuite(requested: string[], env: Env): Promise<void> {
     process.exit(2)
   }
   const envs = suiteEnv(names, env)
+  if (oneProcess) return runInOneProcess(names, envs, env)
   const children = names.map((name) =>
     Bun.spawn(unitCommand(name), { env: envs[name], stdout: 'inherit', stderr: 'inherit', stdin: 'ignore' }),
   )
@@ -142,6 +155,63 @@ export async function runSuite(requested: string[], env: Env): Promise<void> {
   process.exit(codes.every((c) => c === 0) && stopping ? 0 : 1)
 }
 
+/** Why a unit could not start, as one line. */
+function startProblem(err: unknown): string {
+  if (err instanceof ConfigError) return `bad configuration: ${err.problems.join('; ')}`
+  if (err instanceof ListenError) return err.message
+  return (err as Error)?.message ?? String(err)
+}
+
+/**
+ * Every unit in this process. All start together; if one cannot (bad configuration, a taken
+ * port), the others are stopped and the suite exits 2 with that unit's reason. SIGTERM/SIGINT
+ * drains every unit and exits 0.
+ */
+async function runInOneProcess(names: string[], envs: Record<string, Env>, env: Env): Promise<void> {
+  let running: ListeningUnit[]
+  try {
+    running = await startInOneProcess(names, envs)
+  } catch (err) {
+    process.stderr.write(`svc suite: ${(err as Error).message}; stopping the suite\n`)
+    process.exit(2)
+  }
+  let stopping = false
+  const stop = async (signal: NodeJS.Signals) => {
+    if (stopping) return
+    stopping = true
+    await Promise.all(running.map((u) => u.stop(signal)))
+    setTimeout(() => process.exit(0), 50)
+  }
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+  process.on('SIGINT', () => void stop('SIGINT'))
+  await announceWhenLive(names, env, () => stopping, 'in one process')
+}
+
+/**
+ * Start `names` in this process, each with its environment from `suiteEnv`, all at once. If one
+ * cannot start, the others are stopped and the error names that unit and its reason.
+ */
+export async function startInOneProcess(
+  names: string[],
+  envs: Record<string, Env>,
+): Promise<ListeningUnit[]> {
+  const results = await Promise.allSettled(names.map((name) => startOne(name, envs[name] ?? {})))
+  const running = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []))
+  const failed = results.findIndex((r) => r.status === 'rejected')
+  if (failed === -1) return running
+  await Promise.all(running.map((u) => u.stop('startup failure')))
+  throw (results[failed] as PromiseRejectedResult).reason
+}
+
+/** One unit of the one-process suite; a failure says which unit and why, in one line. */
+export async function startOne(name: string, env: Env): Promise<ListeningUnit> {
+  try {
+    return await startUnit(await httpUnits[name as UnitName].load(), env)
+  } catch (err) {
+    throw new Error(`${name} cannot start: ${startProblem(err)}`)
+  }
+}
+
 /** How long every unit has to answer its liveness route before the suite gives up. */
 export const START_DEADLINE_MS = 15_000
 const PROBE_TIMEOUT_MS = 2_000
@@ -167,8 +237,10 @@ async function announceWhenLive(
   names: string[],
   env: Env,
   stopped: () => boolean,
+  how = '',
 ): Promise<string | undefined> {
-  const started = performance.now()
+  // Measured from this process's start (performance.now() counts from it), not from the wait.
+  const started = 0
   const waiting = new Set(names)
   while (waiting.size > 0 && !stopped()) {
     if (performance.now() - started > START_DEADLINE_MS) return [...waiting][0]
@@ -183,7 +255,7 @@ async function announceWhenLive(
   if (stopped()) return undefined
   const ms = Math.round(performance.now() - started)
   process.stderr.write(
-    `${suiteTable(names, env)}svc suite: ${names.length} units live in ${ms} ms (Ctrl-C stops them all)\n`,
+    `${suiteTable(names, env)}svc suite: ${names.length} units live in ${ms} ms${how ? ` ${how}` : ''} (Ctrl-C stops them all)\n`,
   )
   return undefined
 }

@@ -4,7 +4,9 @@
  *   svc unit <name>      run one HTTP unit
  *   svc units            list units, ports and liveness routes
  *   svc migrate <name>   create or migrate a unit's database, then exit
- *   svc suite [name…]    run every HTTP unit (or the named ones), wired to each other
+ *   svc suite [--one-process] [name…]
+ *                        run every HTTP unit (or the named ones), wired to each other; each its
+ *                        own process, or all in this one
  *   svc <cli-unit> …     command-line units and unit subcommands (tel, mem, nds keys …)
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
@@ -19,7 +21,9 @@ const USAGE = `usage: svc <command>
   unit <name>       run one HTTP unit (${Object.keys(httpUnits).join(' ')})
   units             list the units with their ports and liveness routes
   migrate <name>    create or migrate a unit's SQLite database, then exit
-  suite [name...]   run every HTTP unit (or the named ones), wired to each other
+  suite [--one-process] [name...]
+                    run every HTTP unit (or the named ones), wired to each other: each its own
+                    process, or with --one-process all in this one (small hosts)
   suite status [name...]  each unit's liveness and readiness on this host (exit 1 if any is not ready)
   probe [name]      exit 0 when the unit running on this data directory answers its liveness route
 ${Object.entries(cliUnits)

@@ -271,21 +271,42 @@ async function hostProblem(host: string): Promise<string | undefined> {
   }
 }
 
-/** `svc unit <name>`: boot, listen, run background work, drain and exit 0 on SIGTERM/SIGINT. */
-export async function runUnit<P extends TProperties>(unit: HttpUnit<P>, env: Env): Promise<void> {
-  let booted: BootedUnit<UnitConfig<P>>
-  try {
-    booted = await bootUnitAsync(unit, env)
-  } catch (err) {
-    if (err instanceof ConfigError) refuseToStart(unit.name, err.problems)
-    throw err
+/** The port a unit was told to listen on is taken (another process, or another unit). */
+export class ListenError extends Error {
+  constructor(
+    readonly unit: string,
+    readonly address: string,
+  ) {
+    super(`cannot listen on ${address}: the port is in use`)
+    this.name = 'ListenError'
   }
+}
+
+/** A unit booted, listening and running its background work. */
+export interface ListeningUnit<C = unknown> {
+  name: string
+  port: number | undefined
+  booted: BootedUnit<C>
+  /** Stop listening (in-flight requests finish), stop background work, close the database. */
+  stop(signal?: string): Promise<void>
+}
+
+/**
+ * Boot a unit, listen and start its background work: what `svc unit <name>` does before it waits
+ * for a signal, and what the one-process suite does for each unit. Bad configuration is a
+ * `ConfigError`, a taken port a `ListenError`; either leaves nothing open.
+ */
+export async function startUnit<P extends TProperties>(
+  unit: HttpUnit<P>,
+  env: Env,
+): Promise<ListeningUnit<UnitConfig<P>>> {
+  const booted = await bootUnitAsync(unit, env)
   const { app, ctx } = booted
   const config = ctx.config
   const hostIssue = await hostProblem(config.HOST)
   if (hostIssue) {
     await booted.close()
-    refuseToStart(unit.name, [hostIssue])
+    throw new ConfigError([hostIssue])
   }
   const wanted = config.PORT ?? unit.port
   try {
@@ -298,8 +319,7 @@ export async function runUnit<P extends TProperties>(unit: HttpUnit<P>, env: Env
     })
   } catch {
     await booted.close()
-    process.stderr.write(`svc ${unit.name}: cannot listen on ${config.HOST}:${wanted}: the port is in use\n`)
-    process.exit(2)
+    throw new ListenError(unit.name, `${config.HOST}:${wanted}`)
   }
   const port = app.server?.port
   writeProbeFile(config.SVC_DATA_DIR, { unit: unit.name, port, liveness: unit.liveness })
@@ -314,16 +334,39 @@ export async function runUnit<P extends TProperties>(unit: HttpUnit<P>, env: Env
     },
     'listening',
   )
+  let stopped: Promise<void> | undefined
+  return {
+    name: unit.name,
+    port,
+    booted,
+    stop(signal) {
+      stopped ??= (async () => {
+        ctx.log.info({ signal }, 'draining')
+        await app.stop(false)
+        await booted.close()
+        ctx.log.info('stopped')
+        ctx.log.flush()
+      })()
+      return stopped
+    },
+  }
+}
 
-  let stopping = false
+/** `svc unit <name>`: boot, listen, run background work, drain and exit 0 on SIGTERM/SIGINT. */
+export async function runUnit<P extends TProperties>(unit: HttpUnit<P>, env: Env): Promise<void> {
+  let running: ListeningUnit<UnitConfig<P>>
+  try {
+    running = await startUnit(unit, env)
+  } catch (err) {
+    if (err instanceof ConfigError) refuseToStart(unit.name, err.problems)
+    if (err instanceof ListenError) {
+      process.stderr.write(`svc ${unit.name}: ${err.message}\n`)
+      process.exit(2)
+    }
+    throw err
+  }
   const shutdown = async (signal: string) => {
-    if (stopping) return
-    stopping = true
-    ctx.log.info({ signal }, 'draining')
-    await app.stop(false)
-    await booted.close()
-    ctx.log.info('stopped')
-    ctx.log.flush()
+    await running.stop(signal)
     setTimeout(() => process.exit(0), 50)
   }
   process.on('SIGTERM', () => void shutdown('SIGTERM'))

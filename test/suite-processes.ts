@@ -73,20 +73,21 @@ async function drain(stream: ReadableStream<Uint8Array>, into: string[]): Promis
   for await (const chunk of stream) into.push(decoder.decode(chunk))
 }
 
+/**
+ * How the suite runs: `processes` (one process per unit, `svc suite`'s default) or `one-process`
+ * (every unit in one process, `svc suite --one-process`, through test/one-process-runner.ts).
+ */
+export type SuiteMode = 'processes' | 'one-process'
+
 /** Start `names` as the suite does; `extra` goes to every unit (as an operator's environment would). */
-export async function startSuite(names: UnitName[], extra: Env = {}): Promise<SuiteProcesses> {
-  const dataDir = tempDir('svc-flows-')
-  const offset = freeOffset(names)
-  const env: Env = {
-    SVC_ENV: 'test',
-    LOG_LEVEL: 'warn',
-    ...extra,
-    SVC_SUITE_PORT_OFFSET: String(offset),
-    SVC_DATA_DIR: dataDir,
-  }
-  const envs = suiteEnv(names, env)
+export async function startSuite(
+  names: UnitName[],
+  extra: Env = {},
+  mode: SuiteMode = 'processes',
+): Promise<SuiteProcesses> {
+  if (mode === 'one-process') return startOneProcessSuite(names, extra)
+  const { dataDir, env, envs, url } = plan(names, extra)
   const children = new Map<UnitName, Child>()
-  const url = (name: UnitName) => `http://127.0.0.1:${suitePort(name, env)}`
 
   const start = async (name: UnitName, extra: Env = {}) => {
     const proc = Bun.spawn([process.execPath, 'bin/svc.ts', 'unit', name], {
@@ -99,19 +100,13 @@ export async function startSuite(names: UnitName[], extra: Env = {}): Promise<Su
     const child: Child = { proc, stderr: [] }
     children.set(name, child)
     void drain(proc.stderr, child.stderr)
-    const liveness = `${url(name)}${httpUnits[name].liveness}`
-    const deadline = Date.now() + START_DEADLINE_MS
-    for (;;) {
-      const status = await fetch(liveness, { signal: AbortSignal.timeout(1000) }).then(
-        (r) => r.status,
-        () => undefined,
+    try {
+      await untilLive(`${url(name)}${httpUnits[name].liveness}`, () =>
+        proc.exitCode === null ? undefined : `exit ${proc.exitCode}: ${child.stderr.join('')}`,
       )
-      if (status === 200) return
-      if (proc.exitCode !== null || Date.now() > deadline) {
-        proc.kill()
-        throw new Error(`${name} did not come up (exit ${proc.exitCode}): ${child.stderr.join('')}`)
-      }
-      await Bun.sleep(50)
+    } catch (err) {
+      proc.kill()
+      throw new Error(`${name} did not come up: ${(err as Error).message} ${child.stderr.join('')}`)
     }
   }
 
@@ -142,6 +137,115 @@ export async function startSuite(names: UnitName[], extra: Env = {}): Promise<Su
     throw err
   }
   return suite
+}
+
+/** The common part of both modes: data directory, free port offset, each unit's environment. */
+function plan(names: UnitName[], extra: Env) {
+  const dataDir = tempDir('svc-flows-')
+  const offset = freeOffset(names)
+  const env: Env = {
+    SVC_ENV: 'test',
+    LOG_LEVEL: 'warn',
+    ...extra,
+    SVC_SUITE_PORT_OFFSET: String(offset),
+    SVC_DATA_DIR: dataDir,
+  }
+  const envs = suiteEnv(names, env)
+  const url = (name: UnitName) => `http://127.0.0.1:${suitePort(name, env)}`
+  return { dataDir, env, envs, url }
+}
+
+async function untilLive(url: string, failed: () => string | undefined): Promise<void> {
+  const deadline = Date.now() + START_DEADLINE_MS
+  for (;;) {
+    const status = await fetch(url, { signal: AbortSignal.timeout(1000) }).then(
+      (r) => r.status,
+      () => undefined,
+    )
+    if (status === 200) return
+    const reason = failed() ?? (Date.now() > deadline ? 'no answer before the deadline' : undefined)
+    if (reason) throw new Error(`${url} did not come up: ${reason}`)
+    await Bun.sleep(50)
+  }
+}
+
+const CONTROL = '@control '
+
+/** The one-process suite: one child running every unit, with a stdin control channel. */
+async function startOneProcessSuite(names: UnitName[], extra: Env): Promise<SuiteProcesses> {
+  const { dataDir, env, envs, url } = plan(names, extra)
+  const proc = Bun.spawn([process.execPath, 'test/one-process-runner.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, SVC_ONE_PROCESS_PLAN: JSON.stringify({ names, envs }) },
+    stdout: 'pipe',
+    stderr: 'pipe',
+    stdin: 'pipe',
+  })
+  const stderr: string[] = []
+  void drain(proc.stderr, stderr)
+  const lines: string[] = []
+  const waiters: (() => void)[] = []
+  void (async () => {
+    let buffered = ''
+    const decoder = new TextDecoder()
+    for await (const chunk of proc.stdout) {
+      buffered += decoder.decode(chunk)
+      for (let nl = buffered.indexOf('\n'); nl !== -1; nl = buffered.indexOf('\n')) {
+        const line = buffered.slice(0, nl)
+        if (line.startsWith(CONTROL)) lines.push(line.slice(CONTROL.length))
+        buffered = buffered.slice(nl + 1)
+      }
+      for (const wake of waiters.splice(0)) wake()
+    }
+    for (const wake of waiters.splice(0)) wake()
+  })()
+  const nextLine = async (deadlineMs: number): Promise<string> => {
+    const deadline = Date.now() + deadlineMs
+    while (lines.length === 0) {
+      if (proc.exitCode !== null || Date.now() > deadline)
+        throw new Error(`the one-process suite stopped answering (exit ${proc.exitCode}): ${stderr.join('')}`)
+      await Promise.race([new Promise<void>((r) => waiters.push(r)), Bun.sleep(100)])
+    }
+    return lines.shift() as string
+  }
+  const command = async (line: string) => {
+    proc.stdin.write(`${line}\n`)
+    proc.stdin.flush()
+    const answer = await nextLine(START_DEADLINE_MS)
+    if (!answer.startsWith('ok ')) throw new Error(`one-process suite: ${line}: ${answer}`)
+  }
+  const first = await nextLine(START_DEADLINE_MS * 2)
+  if (first !== 'ready') {
+    proc.kill()
+    throw new Error(`the one-process suite did not start: ${first} ${stderr.join('')}`)
+  }
+  const stopped = new Set<UnitName>()
+  let closed = false
+  return {
+    dataDir,
+    env,
+    url,
+    envOf: (name) => envs[name] ?? {},
+    async stop(name) {
+      await command(`stop ${name}`)
+      stopped.add(name)
+      return 0
+    },
+    async start(name, more = {}) {
+      await command(`start ${name} ${JSON.stringify(more)}`)
+      stopped.delete(name)
+      await untilLive(`${url(name)}${httpUnits[name].liveness}`, () =>
+        proc.exitCode === null ? undefined : `the suite exited ${proc.exitCode}`,
+      )
+    },
+    async close() {
+      if (closed) return
+      closed = true
+      proc.kill('SIGTERM')
+      await proc.exited
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
 }
 
 /** Poll `read` until `done` holds of its value (or the deadline passes); the last value either way. */
