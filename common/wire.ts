@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import { AppError, appErrorBody, type Envelope, envelope } from './errors.ts'
-import type { Logger } from './logger.ts'
+import { type Logger, requestLineWriter } from './logger.ts'
 import type { HttpMetrics } from './metrics.ts'
 import { newId } from './time.ts'
 import { validationDetails, validationPart } from './validation.ts'
@@ -56,6 +56,7 @@ export function wire(opts: WireOptions) {
   const probes = new Set(opts.probeRoutes ?? [])
   const rawBodyRoutes = new Set(opts.rawBodyRoutes ?? [])
   const { log, metrics } = opts
+  const writeLine = requestLineWriter(log)
 
   const record = (request: Request, route: string, status: number) => {
     const state = states.get(request)
@@ -63,19 +64,13 @@ export function wire(opts: WireOptions) {
     state.done = true
     const seconds = (performance.now() - state.startedAt) / 1000
     metrics.http.observe(request.method, route, status, seconds)
-    const level = probes.has(route) && status < 400 ? 'debug' : 'info'
-    if (log.isLevelEnabled(level)) {
-      log[level](
-        {
-          req_id: state.id,
-          method: request.method,
-          route,
-          status,
-          duration_ms: Math.round(seconds * 100_000) / 100,
-        },
-        'request',
-      )
-    }
+    writeLine(probes.has(route) && status < 400 ? 'debug' : 'info', {
+      req_id: state.id,
+      method: request.method,
+      route,
+      status,
+      duration_ms: Math.round(seconds * 100_000) / 100,
+    })
   }
 
   return new Elysia({ name: 'wire', seed: opts.unit })

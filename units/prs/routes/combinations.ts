@@ -1,8 +1,8 @@
 import { Elysia, t } from 'elysia'
 import { ErrorEnvelope, notFound } from '../../../common/errors.ts'
+import { jsonView } from '../../../common/json-view.ts'
 import { ProfilesResponse, SliceResponse, SlicesResponse, VoiceContractsResponse } from '../model.ts'
 import type { PrsDeps } from '../service/deps.ts'
-import { jsonView } from './json.ts'
 
 export const combinationRoutes = ({ views }: PrsDeps) =>
   new Elysia({ name: 'prs:combinations', prefix: '/api/v1' })

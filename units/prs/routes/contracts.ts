@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import { ErrorEnvelope } from '../../../common/errors.ts'
+import { jsonView } from '../../../common/json-view.ts'
 import {
   AdmissionGovernanceResponse,
   CompatibilityRequest,
@@ -11,7 +12,6 @@ import {
 } from '../model.ts'
 import { checkCompatibility } from '../service/checks.ts'
 import type { PrsDeps } from '../service/deps.ts'
-import { jsonView } from './json.ts'
 
 export const contractRoutes = (deps: PrsDeps) => {
   const { views } = deps

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
+import { jsonView } from '../../../common/json-view.ts'
 import { DocsCatalogResponse, DocsPlatformResponse, DocsReadinessResponse } from '../model.ts'
 import type { PrsDeps } from '../service/deps.ts'
-import { jsonView } from './json.ts'
 
 export const docsRoutes = ({ views }: PrsDeps) =>
   new Elysia({ name: 'prs:docs', prefix: '/api/v1/docs' })

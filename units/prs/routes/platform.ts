@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia'
+import { jsonView } from '../../../common/json-view.ts'
 import {
   AgentContractsResponse,
   AgentWorkflowResponse,
@@ -9,7 +10,6 @@ import {
   VersionTruthResponse,
 } from '../model.ts'
 import type { PrsDeps } from '../service/deps.ts'
-import { jsonView } from './json.ts'
 
 export const platformRoutes = ({ views }: PrsDeps) =>
   new Elysia({ name: 'prs:platform', prefix: '/api/v1' })

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
+import { jsonView } from '../../../common/json-view.ts'
 import { ObservabilityResponse, RecoveryResponse, SecurityResponse, SignoffResponse } from '../model.ts'
 import type { PrsDeps } from '../service/deps.ts'
-import { jsonView } from './json.ts'
 
 export const readinessRoutes = ({ views }: PrsDeps) =>
   new Elysia({ name: 'prs:readiness', prefix: '/api/v1' })

@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import { ErrorEnvelope } from '../../../common/errors.ts'
+import { jsonView } from '../../../common/json-view.ts'
 import { nowIso } from '../../../common/time.ts'
 import {
   AdmissionRequest,
@@ -15,7 +16,6 @@ import {
 import { dryRunAdmission } from '../service/checks.ts'
 import type { PrsDeps } from '../service/deps.ts'
 import { observationCount, observationHistory, versionCount } from '../store.ts'
-import { jsonView } from './json.ts'
 
 export const toolRoutes = (deps: PrsDeps) => {
   const { views } = deps

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { bootForTest } from '../../../test/harness.ts'
-import { makePrs } from '../index.ts'
+import { makePrs, prs } from '../index.ts'
 import { contractIn, fixtureContracts, fixtureRepo } from '../testing.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies in tests
@@ -177,5 +177,24 @@ describe('admission governance', () => {
     expect(res.status).toBe(400)
     const body: Body = await res.json()
     expect(body.error.details.missing).toEqual(g.required_input)
+  })
+})
+
+describe('cached views over HTTP', () => {
+  test('the matrix carries a strong ETag; If-None-Match with it is a 304, still with a request id', async () => {
+    const unit = bootForTest(prs)
+    try {
+      const first = await unit.request('/api/v1/contracts/matrix')
+      expect(first.status).toBe(200)
+      const etag = first.headers.get('etag') ?? ''
+      expect(etag).toMatch(/^"[0-9a-z]+-[0-9a-z]+"$/)
+      const again = await unit.request('/api/v1/contracts/matrix', { headers: { 'if-none-match': etag } })
+      expect(again.status).toBe(304)
+      expect(await again.text()).toBe('')
+      expect(again.headers.get('x-request-id')).toBeTruthy()
+      expect(again.headers.get('etag')).toBe(etag)
+    } finally {
+      await unit.dispose()
+    }
   })
 })

@@ -1,0 +1,60 @@
+import { describe, expect, test } from 'bun:test'
+import { t } from 'elysia'
+import { AppError } from './errors.ts'
+import { jsonView } from './json-view.ts'
+
+const GET = (headers: Record<string, string> = {}) => ({
+  request: new Request('http://localhost/v', { headers }),
+})
+
+describe('jsonView', () => {
+  test('serializes a view once per derivation and serves the same text', async () => {
+    let view = { a: 'x' }
+    let reads = 0
+    const serve = jsonView(t.Object({ a: t.String() }), () => {
+      reads++
+      return view
+    })
+    expect(await serve(GET()).json()).toEqual({ a: 'x' })
+    view.a = 'mutated after serialization'
+    expect(await serve(GET()).json()).toEqual({ a: 'x' })
+    view = { a: 'new derivation' }
+    expect(await serve(GET()).json()).toEqual({ a: 'new derivation' })
+    expect(reads).toBe(3)
+    expect(serve(GET()).headers.get('content-type')).toBe('application/json; charset=utf-8')
+  })
+
+  test('a view that breaks its response schema is a 500, never served', () => {
+    const serve = jsonView(t.Object({ a: t.String() }), () => ({ a: 1 }))
+    expect(() => serve(GET())).toThrow(AppError)
+    try {
+      serve(GET())
+    } catch (err) {
+      expect((err as AppError).status).toBe(500)
+    }
+  })
+
+  test('a strong ETag per serialization; If-None-Match naming it is a 304 without a body', async () => {
+    let view = { a: 'x' }
+    const serve = jsonView(t.Object({ a: t.String() }), () => view)
+    const first = serve(GET())
+    const etag = first.headers.get('etag') ?? ''
+    expect(etag).toMatch(/^"[0-9a-z]+-[0-9a-z]+"$/)
+    expect(first.headers.get('cache-control')).toBe('no-cache')
+    expect(serve(GET()).headers.get('etag')).toBe(etag)
+    const revalidated = serve(GET({ 'if-none-match': etag }))
+    expect(revalidated.status).toBe(304)
+    expect(await revalidated.text()).toBe('')
+    expect(revalidated.headers.get('etag')).toBe(etag)
+    // Several tags, weak form, wildcard: each names it (weak comparison, RFC 9110).
+    expect(serve(GET({ 'if-none-match': `"other", W/${etag}` })).status).toBe(304)
+    expect(serve(GET({ 'if-none-match': '*' })).status).toBe(304)
+    expect(serve(GET({ 'if-none-match': '"other"' })).status).toBe(200)
+    // A new derivation is new bytes, a new tag: the old one no longer matches.
+    view = { a: 'y' }
+    const changed = serve(GET({ 'if-none-match': etag }))
+    expect(changed.status).toBe(200)
+    expect(changed.headers.get('etag')).not.toBe(etag)
+    expect(await changed.json()).toEqual({ a: 'y' })
+  })
+})

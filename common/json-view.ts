@@ -1,0 +1,63 @@
+/**
+ * Cached views: a read-only document whose content changes only when its source changes is
+ * checked against its response schema and serialized once per version, then served as those
+ * bytes with a strong `ETag` (a hash of the bytes); a request whose `If-None-Match` names it gets
+ * `304 Not Modified` and no body. `Cache-Control: no-cache` lets clients and proxies keep a copy
+ * and revalidate it on every use.
+ *
+ *   .get('/matrix', jsonView(MatrixResponse, views.matrix), { response: { 200: MatrixResponse } })
+ *
+ * The getter returns the same object until the view's source changes (a new derivation is a new
+ * object): the text, its check and its hash are computed once per object.
+ */
+import type { TSchema } from '@sinclair/typebox'
+import { TypeCompiler } from '@sinclair/typebox/compiler'
+import { AppError } from './errors.ts'
+
+interface Serialized {
+  text: string
+  etag: string
+}
+
+const CONTENT_TYPE = 'application/json; charset=utf-8'
+
+/** Whether an If-None-Match value names this entity tag (weak comparison, as RFC 9110 asks). */
+export function matchesIfNoneMatch(header: string | null, etag: string): boolean {
+  if (header === null) return false
+  const bare = etag.startsWith('W/') ? etag.slice(2) : etag
+  for (const raw of header.split(',')) {
+    const tag = raw.trim()
+    if (tag === '*') return true
+    if ((tag.startsWith('W/') ? tag.slice(2) : tag) === bare) return true
+  }
+  return false
+}
+
+/** A strong entity tag for these bytes. */
+export const etagOf = (text: string): string => `"${Bun.hash(text).toString(36)}-${text.length.toString(36)}"`
+
+export function jsonView<S extends TSchema>(schema: S, get: () => object) {
+  const check = TypeCompiler.Compile(schema)
+  const serialized = new WeakMap<object, Serialized>()
+  return ({ request }: { request: Request }): Response => {
+    const view = get()
+    let s = serialized.get(view)
+    if (s === undefined) {
+      if (!check.Check(view)) {
+        const first = check.Errors(view).First()
+        throw new AppError(500, 'internal_error', 'The service produced an invalid response.', {
+          path: first?.path,
+        })
+      }
+      const text = JSON.stringify(view)
+      s = { text, etag: etagOf(text) }
+      serialized.set(view, s)
+    }
+    if (matchesIfNoneMatch(request.headers.get('if-none-match'), s.etag)) {
+      return new Response(null, { status: 304, headers: { etag: s.etag, 'cache-control': 'no-cache' } })
+    }
+    return new Response(s.text, {
+      headers: { 'content-type': CONTENT_TYPE, etag: s.etag, 'cache-control': 'no-cache' },
+    })
+  }
+}
