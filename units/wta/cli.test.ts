@@ -175,6 +175,13 @@ describe('svc wta', () => {
     })
     expect(below.code).toBe(2)
     expect(below.err).toContain('WTA_FLOW_CONTROL_POLL_SECONDS')
+    const noServer = await run(['status'], {
+      SVC_DATA_DIR: tempDir('wta-cli-'),
+      DATABASE_URL: 'http://user:secret@127.0.0.1:1',
+    })
+    expect(noServer.code).toBe(2)
+    expect(noServer.err).toContain('DATABASE_URL: cannot open the database at http://127.0.0.1:1')
+    expect(noServer.err).not.toContain('secret')
     const none = await run(['workflows', '--json'], { SVC_DATA_DIR: tempDir('wta-cli-') })
     expect(none.code).toBe(1)
     expect(none.json().error.code).toBe('automation_not_configured')
