@@ -1,7 +1,14 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { bootForTest, type FakePeer, fakePeer, json, type TestUnit, tempDir } from '../../test/harness.ts'
+import {
+  bootForTestAsync,
+  type FakePeer,
+  fakePeer,
+  json,
+  type TestUnit,
+  tempDir,
+} from '../../test/harness.ts'
 import { wta } from './index.ts'
 import { execution, type FakeN8n, fakeN8n, jsonSchemaValidator } from './testing.ts'
 
@@ -16,10 +23,10 @@ const registry = (latest = '2.8.4') =>
     json({ name: 'n8n', 'dist-tags': { latest }, time: { [latest]: '2026-11-10T12:00:00.000Z' } }),
   )
 
-function setup(env: Record<string, string> = {}, n8n = fakeN8n()) {
+async function setup(env: Record<string, string> = {}, n8n = fakeN8n()) {
   const upstream = registry()
   open.peers.push(n8n, upstream)
-  const u = bootForTest(wta, {
+  const u = await bootForTestAsync(wta, {
     WTA_AUTOMATION_URL: n8n.url,
     WTA_AUTOMATION_API_KEY: n8n.apiKey,
     WTA_AUTOMATION_TIMEOUT_MS: '1000',
@@ -37,7 +44,7 @@ const get = async (u: TestUnit<unknown>, path: string, headers: Record<string, s
 
 describe('health and status', () => {
   test('health reports the API and the tool; the tool going away is reported, not a failure', async () => {
-    const { u, n8n } = setup()
+    const { u, n8n } = await setup()
     const up = await get(u, '/api/v1/health')
     expect(up.status).toBe(200)
     expect(up.body).toMatchObject({
@@ -54,7 +61,7 @@ describe('health and status', () => {
   })
 
   test('status says the API is open without SVC_API_TOKEN, and carries the API surface version', async () => {
-    const { u } = setup()
+    const { u } = await setup()
     const s = await get(u, '/api/v1/status')
     expect(s.status).toBe(200)
     expect(s.body.data.operator.auth).toBe('open')
@@ -72,7 +79,7 @@ describe('health and status', () => {
       typeVersion: 1.1,
       parameters: { resume: 'webhook', httpMethod: 'POST' },
     })
-    const { u } = setup({}, n8n)
+    const { u } = await setup({}, n8n)
     await get(u, '/api/v1/workflows')
     const s = (await get(u, '/api/v1/status')).body.data.platform.webhooks
     expect(s.contracts).toEqual([
@@ -98,7 +105,7 @@ describe('health and status', () => {
 
   test('with SVC_API_TOKEN set every route but health needs the token, the OpenAPI document included', async () => {
     const token = 'wta-api-token-0123456789'
-    const { u } = setup({ SVC_API_TOKEN: token })
+    const { u } = await setup({ SVC_API_TOKEN: token })
     const auth = { authorization: `Bearer ${token}` }
     expect((await get(u, '/api/v1/health')).status).toBe(200)
     for (const path of [
@@ -125,14 +132,16 @@ describe('health and status', () => {
     expect(doc.body.paths['/api/v1/health'].get.security).toBeUndefined()
   })
 
-  test('a URL without a key (or a poll below the 30 s floor) is refused at start', () => {
-    expect(() => bootForTest(wta, { WTA_AUTOMATION_URL: 'http://127.0.0.1:1' })).toThrow(
+  test('a URL without a key (or a poll below the 30 s floor) is refused at start', async () => {
+    await expect(bootForTestAsync(wta, { WTA_AUTOMATION_URL: 'http://127.0.0.1:1' })).rejects.toThrow(
       /WTA_AUTOMATION_API_KEY/,
     )
-    expect(() => bootForTest(wta, { WTA_FLOW_CONTROL_POLL_SECONDS: '29' })).toThrow(
+    await expect(bootForTestAsync(wta, { WTA_FLOW_CONTROL_POLL_SECONDS: '29' })).rejects.toThrow(
       /WTA_FLOW_CONTROL_POLL_SECONDS/,
     )
-    expect(() => bootForTest(wta, { WTA_IDLE_POLL_SECONDS: '10' })).toThrow(/WTA_IDLE_POLL_SECONDS/)
+    await expect(bootForTestAsync(wta, { WTA_IDLE_POLL_SECONDS: '10' })).rejects.toThrow(
+      /WTA_IDLE_POLL_SECONDS/,
+    )
   })
 })
 
@@ -145,7 +154,7 @@ describe('workflows', () => {
       nodes: [],
       connections: {},
     }))
-    const { u, n8n } = setup({}, fakeN8n({ workflows: many }))
+    const { u, n8n } = await setup({}, fakeN8n({ workflows: many }))
     const live = await get(u, '/api/v1/workflows')
     expect(live.status).toBe(200)
     expect(live.body.data.count).toBe(520)
@@ -159,12 +168,12 @@ describe('workflows', () => {
   })
 
   test('without a snapshot and without the tool the answer is 503 with an explicit code', async () => {
-    const { u, n8n } = setup()
+    const { u, n8n } = await setup()
     n8n.stop()
     const res = await get(u, '/api/v1/workflows')
     expect(res.status).toBe(503)
     expect(res.body.error.code).toBe('automation_unavailable')
-    const unset = bootForTest(wta, {})
+    const unset = await bootForTestAsync(wta, {})
     open.units.push(unset as TestUnit<unknown>)
     const r2 = await get(unset, '/api/v1/workflows')
     expect(r2.status).toBe(503)
@@ -173,14 +182,14 @@ describe('workflows', () => {
 
   test('a wrong API key is reported as automation_unauthorized', async () => {
     const n8n = fakeN8n()
-    const { u } = setup({ WTA_AUTOMATION_API_KEY: 'wrong-key' }, n8n)
+    const { u } = await setup({ WTA_AUTOMATION_API_KEY: 'wrong-key' }, n8n)
     const res = await get(u, '/api/v1/workflows')
     expect(res.status).toBe(503)
     expect(res.body.error.code).toBe('automation_unauthorized')
   })
 
   test('one workflow, with history that grows when its content changes and survives a restart', async () => {
-    const { u, n8n } = setup()
+    const { u, n8n } = await setup()
     const first = await get(u, '/api/v1/workflows/wf1')
     expect(first.status).toBe(200)
     expect(first.body.data.workflow.name).toBe('CRM sync with environment secrets')
@@ -201,14 +210,14 @@ describe('workflows', () => {
   })
 
   test('an unknown workflow is 404 workflow_not_found', async () => {
-    const { u } = setup()
+    const { u } = await setup()
     const res = await get(u, '/api/v1/workflows/missing1')
     expect(res.status).toBe(404)
     expect(res.body.error.code).toBe('workflow_not_found')
   })
 
   test('the workflow context is valid against the served JSON Schema', async () => {
-    const { u } = setup()
+    const { u } = await setup()
     const schema = (await get(u, '/api/v1/workflow-context.schema.json')).body
     const validate = jsonSchemaValidator(schema)
     for (const id of ['wf1', 'wf2', 'wf3']) {
@@ -232,7 +241,7 @@ describe('workflows', () => {
   })
 
   test('validate finds dangling connections, deprecated types and disabled triggers', async () => {
-    const { u } = setup()
+    const { u } = await setup()
     const crm = await u.send('POST', '/api/v1/workflows/wf1/validate', {})
     const body = (await crm.json()).data
     expect(body.valid).toBe(false)
@@ -253,7 +262,7 @@ describe('workflows', () => {
 
 describe('catalog, upstream and hotspots', () => {
   test('the baseline counts node types and versions in use and is stored when it changes', async () => {
-    const { u, n8n } = setup()
+    const { u, n8n } = await setup()
     const b = (await get(u, '/api/v1/catalog/baseline/latest')).body.data
     expect(b.workflows).toBe(3)
     expect(b.nodes).toBe(10)
@@ -277,7 +286,7 @@ describe('catalog, upstream and hotspots', () => {
   })
 
   test('upstream release from npm registry metadata, from a file, and stored when the source fails', async () => {
-    const { u, upstream } = setup()
+    const { u, upstream } = await setup()
     const live = await get(u, '/api/v1/upstream/releases/latest')
     expect(live.body.data).toMatchObject({ version: '2.8.4', published_at: '2026-11-10T12:00:00.000Z' })
     expect(live.body.meta.source).toBe('registry')
@@ -289,12 +298,15 @@ describe('catalog, upstream and hotspots', () => {
 
     const file = join(tempDir('wta-upstream-'), 'release.json')
     writeFileSync(file, JSON.stringify({ version: '2.9.0', published_at: '2026-11-20T00:00:00.000Z' }))
-    const { u: u2 } = setup({ WTA_UPSTREAM_FILE: file })
+    const { u: u2 } = await setup({ WTA_UPSTREAM_FILE: file })
     const fromFile = await get(u2, '/api/v1/upstream/releases/latest')
     expect(fromFile.body.data.version).toBe('2.9.0')
     expect(fromFile.body.meta.source).toBe('file')
 
-    const { u: u3 } = setup({ WTA_UPSTREAM_URL: 'http://127.0.0.1:1/n8n', WTA_UPSTREAM_TIMEOUT_MS: '500' })
+    const { u: u3 } = await setup({
+      WTA_UPSTREAM_URL: 'http://127.0.0.1:1/n8n',
+      WTA_UPSTREAM_TIMEOUT_MS: '500',
+    })
     const none = await get(u3, '/api/v1/upstream/releases/latest')
     expect(none.status).toBe(503)
     expect(none.body.error.code).toBe('upstream_unavailable')
@@ -317,7 +329,7 @@ describe('catalog, upstream and hotspots', () => {
       execution(3, 'wf3', ago(30), 200, 'success', { 'Order Webhook': [1], 'Fulfilment API': [150] }),
       execution(4, 'wf3', ago(60 * 30), 99_000, 'error', { 'Fulfilment API': [99_000, true] }),
     ]
-    const { u } = setup({}, fakeN8n({ executions }))
+    const { u } = await setup({}, fakeN8n({ executions }))
     await get(u, '/api/v1/workflows')
     const h = (await get(u, '/api/v1/executions/hotspots?hours=24&limit=5')).body.data
     expect(h.executions).toBe(3)
@@ -344,7 +356,7 @@ describe('catalog, upstream and hotspots', () => {
 
 describe('upgrade views', () => {
   test('impact lists every workflow’s affected nodes with severity and auto-migratability', async () => {
-    const { u } = setup()
+    const { u } = await setup()
     const res = await u.send('POST', '/api/v1/upgrade/impact', { target_version: '2.8.4' })
     expect(res.status).toBe(200)
     const d = (await res.json()).data
@@ -388,7 +400,7 @@ describe('upgrade views', () => {
   })
 
   test('summary, backlog and batches agree with the impact', async () => {
-    const { u } = setup()
+    const { u } = await setup()
     const s = (await get(u, '/api/v1/upgrade/summary')).body.data
     expect(s).toMatchObject({
       current_version: '1.60.0',
@@ -419,7 +431,7 @@ describe('upgrade views', () => {
   })
 
   test('alerts name deprecated nodes, invalid active workflows and a blocked upgrade', async () => {
-    const { u, n8n } = setup()
+    const { u, n8n } = await setup()
     await get(u, '/api/v1/workflows')
     const a = (await get(u, '/api/v1/upgrade/alerts')).body.data
     const codes = a.alerts.map((x: { code: string }) => x.code)
@@ -434,13 +446,13 @@ describe('upgrade views', () => {
   })
 
   test('scheduled latest is 404 until a report is made, then the stored report', async () => {
-    const { u } = setup()
+    const { u } = await setup()
     const none = await get(u, '/api/v1/upgrade/scheduled/latest')
     expect(none.status).toBe(404)
     expect(none.body.error.code).toBe('no_scheduled_report')
     const { makeReport } = await import('./service/upgrade.ts')
     const { createWta } = await import('./service/wta.ts')
-    await makeReport(createWta(u.ctx.config as never, u.ctx.db), 'scheduled')
+    await makeReport(createWta(u.ctx.config as never, u.ctx.storage), 'scheduled')
     const latest = await get(u, '/api/v1/upgrade/scheduled/latest')
     expect(latest.status).toBe(200)
     expect(latest.body.data).toMatchObject({

@@ -2,18 +2,40 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { CliIo } from '../../common/cli.ts'
-import { bootForTest, type FakePeer, fakePeer, json, type TestUnit, tempDir } from '../../test/harness.ts'
+import {
+  bootForTestAsync,
+  type FakePeer,
+  fakePeer,
+  json,
+  type TestUnit,
+  tempDir,
+  testDriver,
+} from '../../test/harness.ts'
+import { type Sqld, startSqld } from '../../test/sqld.ts'
 import { wtaCli } from './cli.ts'
 import { wta } from './index.ts'
 import { EXAMPLES_DIR, type FakeN8n, fakeN8n } from './testing.ts'
 
-const open: { peers: (FakePeer | FakeN8n)[]; units: TestUnit<unknown>[] } = { peers: [], units: [] }
+const open: { peers: (FakePeer | FakeN8n)[]; units: TestUnit<unknown>[]; servers: Sqld[] } = {
+  peers: [],
+  units: [],
+  servers: [],
+}
 afterEach(async () => {
   for (const p of open.peers.splice(0)) p.stop()
   for (const u of open.units.splice(0)) await u.dispose()
+  for (const s of open.servers.splice(0)) await s.stop()
 })
 
-function env(extra: Record<string, string> = {}) {
+/** On the libSQL test driver, the commands (and the unit beside them) use one fresh sqld. */
+async function database(): Promise<Record<string, string>> {
+  if (testDriver() !== 'libsql') return {}
+  const server = await startSqld()
+  open.servers.push(server)
+  return { DATABASE_URL: server.url }
+}
+
+async function env(extra: Record<string, string> = {}) {
   const n8n = fakeN8n()
   const upstream = fakePeer(() =>
     json({ 'dist-tags': { latest: '2.8.4' }, time: { '2.8.4': '2026-11-10T12:00:00.000Z' } }),
@@ -27,6 +49,7 @@ function env(extra: Record<string, string> = {}) {
       WTA_AUTOMATION_API_KEY: n8n.apiKey,
       WTA_AUTOMATION_TIMEOUT_MS: '1000',
       WTA_UPSTREAM_URL: upstream.url,
+      ...(await database()),
       ...extra,
     } as Record<string, string>,
   }
@@ -62,8 +85,8 @@ const withoutTimes = (v: unknown): unknown =>
 
 describe('svc wta', () => {
   test('every command answers like its API route (same body with --json), on the same data directory', async () => {
-    const { env: e } = env()
-    const u = bootForTest(wta, e, e.SVC_DATA_DIR)
+    const { env: e } = await env()
+    const u = await bootForTestAsync(wta, e, e.SVC_DATA_DIR)
     open.units.push(u as TestUnit<unknown>)
     const pairs: [string[], string, RequestInit?][] = [
       [['workflows'], '/api/v1/workflows'],
@@ -100,7 +123,7 @@ describe('svc wta', () => {
   })
 
   test('human output and exit codes: health, status, invalid workflow, alerts', async () => {
-    const { env: e, n8n } = env()
+    const { env: e, n8n } = await env()
     const h = await run(['health'], e)
     expect(h.code).toBe(0)
     expect(h.out).toContain('reachable (ok)')
@@ -152,13 +175,20 @@ describe('svc wta', () => {
     })
     expect(below.code).toBe(2)
     expect(below.err).toContain('WTA_FLOW_CONTROL_POLL_SECONDS')
+    const noServer = await run(['status'], {
+      SVC_DATA_DIR: tempDir('wta-cli-'),
+      DATABASE_URL: 'http://user:secret@127.0.0.1:1',
+    })
+    expect(noServer.code).toBe(2)
+    expect(noServer.err).toContain('DATABASE_URL: cannot open the database at http://127.0.0.1:1')
+    expect(noServer.err).not.toContain('secret')
     const none = await run(['workflows', '--json'], { SVC_DATA_DIR: tempDir('wta-cli-') })
     expect(none.code).toBe(1)
     expect(none.json().error.code).toBe('automation_not_configured')
   })
 
   test('commands and observer rounds are appended to logs/events.jsonl; upgrade report feeds scheduled', async () => {
-    const { env: e, n8n } = env()
+    const { env: e, n8n } = await env()
     expect((await run(['observe'], e)).code).toBe(0)
     const w = n8n.workflows[2]
     if (w)

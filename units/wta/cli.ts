@@ -9,8 +9,9 @@ import { Value } from '@sinclair/typebox/value'
 import { type Command, defineCli, EXIT_FAILED, EXIT_OK, type Outcome, UsageError } from '../../common/cli.ts'
 import { AppError, appErrorBody } from '../../common/errors.ts'
 import { migrations } from '../../db/migrations/wta/index.ts'
-import { databasePath, openDatabase } from '../../db/sqlite.ts'
+import { openStorage, redactUrl, type Storage, storageTarget } from '../../db/storage.ts'
 import { type WtaConfig, wtaCliEnv } from './config.ts'
+import { meta } from './meta.ts'
 import { answer } from './service/answer.ts'
 import { N8nWorkflow } from './service/automation.ts'
 import { baselineLatest, hotspots, upstreamLatest } from './service/catalog.ts'
@@ -49,6 +50,22 @@ const staleNote = (b: Body) =>
 // biome-ignore lint/suspicious/noExplicitAny: the human renderers read the answer's documented fields
 type Data = any
 
+/** WTA's storage on the driver DATABASE_URL names (the file under SVC_DATA_DIR by default). */
+async function openWtaStorage(config: WtaConfig): Promise<Storage> {
+  const target = storageTarget(meta.name, config.SVC_DATA_DIR, config.DATABASE_URL)
+  try {
+    return await openStorage(target, migrations, {
+      authToken: config.DATABASE_AUTH_TOKEN,
+      owner: meta.name,
+    })
+  } catch (err) {
+    const where = target.driver === 'libsql' ? redactUrl(target.url) : target.path
+    const variable = config.DATABASE_URL ? 'DATABASE_URL' : 'SVC_DATA_DIR'
+    const reason = (err as { code?: string }).code ?? (err as Error).message
+    throw new UsageError(`${variable}: cannot open the database at ${where} (${reason})`)
+  }
+}
+
 /** Run a command's use case on WTA's database, log it to the event log, and shape its outcome. */
 function command(
   name: string,
@@ -60,11 +77,8 @@ function command(
     summary: summaryText,
     ...extra,
     async run(ctx) {
-      const database = openDatabase(
-        databasePath('wta', ctx.config.SVC_DATA_DIR, ctx.config.DATABASE_URL),
-        migrations,
-      )
-      const wta = createWta(ctx.config, database.db)
+      const storage = await openWtaStorage(ctx.config)
+      const wta = createWta(ctx.config, storage)
       try {
         const shown = await run(wta, { options: ctx.options, positionals: ctx.positionals })
         wta.events.append(`command.${name.replace(' ', '.')}`, {
@@ -79,7 +93,7 @@ function command(
         wta.events.append(`command.${name.replace(' ', '.')}`, { ok: false, error: err.errorCode })
         return { exit: EXIT_FAILED, human: `${err.errorCode}: ${err.message}`, json: appErrorBody(err) }
       } finally {
-        database.close()
+        await storage.close()
       }
     },
   }

@@ -74,6 +74,7 @@ export const wtaCliEnv = {
   ...wtaEnv,
   SVC_DATA_DIR: baseEnv.SVC_DATA_DIR,
   DATABASE_URL: baseEnv.DATABASE_URL,
+  DATABASE_AUTH_TOKEN: baseEnv.DATABASE_AUTH_TOKEN,
   SVC_ENV: baseEnv.SVC_ENV,
 }
 

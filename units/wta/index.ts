@@ -21,6 +21,7 @@ export const wta = defineUnit({
     'Workflow tooling for n8n: reachability and status, catalog baseline, upstream release, execution hotspots, workflows with context and validation, and upgrade impact, summary, backlog, batches and alerts. The command line `svc wta` gives the same answers.',
   env: wtaEnv,
   migrations,
+  libsql: true,
   openapiPath: OPENAPI_PATH,
   probeRoutes: ['/api/v1/health'],
   validate(config) {
@@ -29,7 +30,7 @@ export const wta = defineUnit({
       : []
   },
   build(ctx) {
-    const service = createWta(ctx.config, ctx.db)
+    const service = createWta(ctx.config, ctx.storage)
     const token = ctx.config.SVC_API_TOKEN
     const creds = apiCredentials(token)
     const observers =

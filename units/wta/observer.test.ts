@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import type { Timer } from '../../common/poller.ts'
-import { bootForTest, type TestUnit } from '../../test/harness.ts'
+import { bootForTestAsync, type TestUnit } from '../../test/harness.ts'
 import { wta } from './index.ts'
 import { createObservers, restartDelayMs } from './service/observer.ts'
 import { createWta } from './service/wta.ts'
@@ -43,18 +43,18 @@ afterEach(async () => {
   for (const n of open.n8n.splice(0)) n.stop()
 })
 
-function setup(o: { active?: boolean; dataDir?: string } = {}) {
+async function setup(o: { active?: boolean; dataDir?: string } = {}) {
   const n8n = fakeN8n()
   for (const w of n8n.workflows) w.active = o.active ?? true
   open.n8n.push(n8n)
-  const u = bootForTest(
+  const u = await bootForTestAsync(
     wta,
     { WTA_AUTOMATION_URL: n8n.url, WTA_AUTOMATION_API_KEY: n8n.apiKey, WTA_AUTOMATION_TIMEOUT_MS: '1000' },
     o.dataDir,
   )
   open.units.push(u as TestUnit<unknown>)
   const clock = new FakeClock()
-  const service = createWta(u.ctx.config, u.ctx.db, { now: () => new Date(clock.now()) })
+  const service = createWta(u.ctx.config, u.ctx.storage, { now: () => new Date(clock.now()) })
   return { n8n, u, clock, service }
 }
 
@@ -67,7 +67,7 @@ const listings = (n8n: FakeN8n) => n8n.requests.filter((p) => p.startsWith('/api
 
 describe('observers', () => {
   test('polls every 45 s plus at most 3 s of jitter', async () => {
-    const { n8n, clock, service } = setup()
+    const { n8n, clock, service } = await setup()
     const obs = createObservers(service, { timer: clock, random: () => 0.999 })
     watch(clock, obs)
     obs.flow.start()
@@ -82,7 +82,7 @@ describe('observers', () => {
   })
 
   test('errors back off from the poll, doubling, bounded at 300 s, never below the 30 s floor', async () => {
-    const { n8n, clock, service } = setup()
+    const { n8n, clock, service } = await setup()
     n8n.failWith = 503
     const obs = createObservers(service, { timer: clock, random: () => 0.999 })
     watch(clock, obs)
@@ -113,7 +113,7 @@ describe('observers', () => {
   })
 
   test('an idle tool (no active workflow) is polled only every idle poll (120 s)', async () => {
-    const { n8n, clock, service } = setup({ active: false })
+    const { n8n, clock, service } = await setup({ active: false })
     const obs = createObservers(service, { timer: clock, random: () => 0 })
     watch(clock, obs)
     obs.flow.start()
@@ -139,7 +139,7 @@ describe('observers', () => {
   })
 
   test('only one observer is active per gateway target, across processes sharing the database', async () => {
-    const { n8n, clock, service } = setup()
+    const { n8n, clock, service } = await setup()
     const a = createObservers(service, { timer: clock, holder: 'process-a' })
     watch(clock, a)
     const b = createObservers(service, { timer: clock, holder: 'process-b' })
@@ -158,15 +158,15 @@ describe('observers', () => {
   })
 
   test('after a restart the first poll waits out the 30 s floor since the last one, plus at most 3 s', async () => {
-    const { clock, service } = setup()
+    const { clock, service } = await setup()
     expect(await restartDelayMs(service, clock.now(), () => 0.5)).toBe(1500)
-    await recordFailedSync(service.db, new Date(clock.now() - 10_000).toISOString(), 'down')
+    await recordFailedSync(service.storage, new Date(clock.now() - 10_000).toISOString(), 'down')
     const delay = await restartDelayMs(service, clock.now(), () => 1)
     expect(delay).toBe(20_000 + 3000)
   })
 
   test('the upgrade observer makes the scheduled report every idle poll', async () => {
-    const { clock, service, u } = setup()
+    const { clock, service, u } = await setup()
     const upstream = Bun.serve({
       hostname: '127.0.0.1',
       port: 0,
@@ -175,7 +175,7 @@ describe('observers', () => {
     try {
       const s = createWta(
         { ...u.ctx.config, WTA_UPSTREAM_URL: `http://127.0.0.1:${upstream.port}` },
-        u.ctx.db,
+        u.ctx.storage,
         { now: () => new Date(clock.now()) },
       )
       const obs = createObservers(s, { timer: clock, random: () => 0 })

@@ -1,6 +1,6 @@
-import { and, desc, eq, isNull, notInArray } from 'drizzle-orm'
+import { desc, eq, inArray, isNull, sql } from 'drizzle-orm'
 import { canonicalHash } from '../../common/hash.ts'
-import type { Db } from '../../db/sqlite.ts'
+import type { Sql, Storage } from '../../db/storage.ts'
 import type { N8nWorkflow } from './service/automation.ts'
 import {
   catalogBaselines,
@@ -42,112 +42,123 @@ export const workflowHash = (w: N8nWorkflow) => {
  * history row, missing ones are marked removed, and the sync is logged. Returns what changed.
  */
 export async function recordSnapshot(
-  db: Db,
+  storage: Storage,
   listing: readonly N8nWorkflow[],
   at: string,
   toolVersion: string | null,
 ): Promise<SnapshotChanges> {
-  return db.transaction(
-    (tx) => {
-      const changes: SnapshotChanges = { added: [], changed: [], removed: [] }
-      for (const w of listing) {
-        const before = tx.select().from(workflows).where(eq(workflows.workflowId, w.id)).get()
-        if (!before || before.removedAt !== null) changes.added.push(w.id)
-        else if (before.contentHash !== workflowHash(w)) changes.changed.push(w.id)
-        upsertWorkflow(tx, w, at)
-      }
-      const gone = tx
+  return storage.transaction(async (tx) => {
+    const known = new Map(
+      (
+        await tx
+          .select({ id: workflows.workflowId, hash: workflows.contentHash, removedAt: workflows.removedAt })
+          .from(workflows)
+          .all()
+      ).map((r) => [r.id, r]),
+    )
+    const changes: SnapshotChanges = { added: [], changed: [], removed: [] }
+    for (const w of listing) {
+      const before = known.get(w.id)
+      if (!before || before.removedAt !== null) changes.added.push(w.id)
+      else if (before.hash !== workflowHash(w)) changes.changed.push(w.id)
+    }
+    await upsertWorkflows(tx, listing, at)
+    const listed = new Set(listing.map((w) => w.id))
+    const gone = [...known.values()].filter((r) => r.removedAt === null && !listed.has(r.id)).map((r) => r.id)
+    for (let i = 0; i < gone.length; i += CHUNK)
+      await tx
         .update(workflows)
         .set({ removedAt: at })
-        .where(
-          and(
-            isNull(workflows.removedAt),
-            notInArray(
-              workflows.workflowId,
-              listing.map((w) => w.id),
-            ),
-          ),
-        )
-        .returning({ id: workflows.workflowId })
-        .all()
-      changes.removed = gone.map((g) => g.id)
-      tx.insert(syncs).values({ at, ok: true, workflowCount: listing.length, toolVersion }).run()
-      return changes
-    },
-    { behavior: 'immediate' },
-  )
+        .where(inArray(workflows.workflowId, gone.slice(i, i + CHUNK)))
+        .run()
+    changes.removed = gone
+    await tx.insert(syncs).values({ at, ok: true, workflowCount: listing.length, toolVersion }).run()
+    return changes
+  })
 }
 
-type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
+/** Rows per multi-row statement: few round trips on a server, well under SQLite's variable limit. */
+const CHUNK = 200
 
-/** One workflow as last seen (live again if it was removed), and its content in the history. */
-function upsertWorkflow(tx: Tx, w: N8nWorkflow, at: string): void {
-  const hash = workflowHash(w)
-  const document = JSON.stringify(w)
-  tx.insert(workflows)
-    .values({
-      workflowId: w.id,
-      name: w.name,
-      active: w.active ?? false,
-      document,
-      contentHash: hash,
-      toolUpdatedAt: w.updatedAt ?? null,
-      firstSeenAt: at,
-      lastSeenAt: at,
-    })
-    .onConflictDoUpdate({
-      target: workflows.workflowId,
-      set: {
-        name: w.name,
-        active: w.active ?? false,
-        document,
-        contentHash: hash,
-        toolUpdatedAt: w.updatedAt ?? null,
-        lastSeenAt: at,
-        removedAt: null,
-      },
-    })
-    .run()
-  tx.insert(workflowVersions)
-    .values({ workflowId: w.id, contentHash: hash, document, takenAt: at })
-    .onConflictDoNothing()
-    .run()
+/**
+ * Workflows as last seen (live again if they were removed), and their contents in the history,
+ * in a few multi-row statements (a listing may hold thousands of workflows).
+ */
+async function upsertWorkflows(tx: Sql, listing: readonly N8nWorkflow[], at: string): Promise<void> {
+  const rows = listing.map((w) => ({
+    workflowId: w.id,
+    name: w.name,
+    active: w.active ?? false,
+    document: JSON.stringify(w),
+    contentHash: workflowHash(w),
+    toolUpdatedAt: w.updatedAt ?? null,
+    firstSeenAt: at,
+    lastSeenAt: at,
+  }))
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    const chunk = rows.slice(i, i + CHUNK)
+    await tx
+      .insert(workflows)
+      .values(chunk)
+      .onConflictDoUpdate({
+        target: workflows.workflowId,
+        set: {
+          name: sql`excluded.name`,
+          active: sql`excluded.active`,
+          document: sql`excluded.document`,
+          contentHash: sql`excluded.content_hash`,
+          toolUpdatedAt: sql`excluded.tool_updated_at`,
+          lastSeenAt: sql`excluded.last_seen_at`,
+          removedAt: null,
+        },
+      })
+      .run()
+    await tx
+      .insert(workflowVersions)
+      .values(
+        chunk.map((r) => ({
+          workflowId: r.workflowId,
+          contentHash: r.contentHash,
+          document: r.document,
+          takenAt: at,
+        })),
+      )
+      .onConflictDoNothing()
+      .run()
+  }
 }
 
 /** Record one workflow read live (a single-workflow read keeps history too). */
-export async function recordWorkflow(db: Db, w: N8nWorkflow, at: string): Promise<void> {
-  db.transaction(
-    (tx) => {
-      upsertWorkflow(tx, w, at)
-    },
-    { behavior: 'immediate' },
-  )
+export async function recordWorkflow(storage: Storage, w: N8nWorkflow, at: string): Promise<void> {
+  await storage.transaction((tx) => upsertWorkflows(tx, [w], at))
 }
 
-export async function recordFailedSync(db: Db, at: string, error: string): Promise<void> {
-  db.insert(syncs).values({ at, ok: false, error }).run()
+export async function recordFailedSync(storage: Storage, at: string, error: string): Promise<void> {
+  await storage.transaction(async (tx) => {
+    await tx.insert(syncs).values({ at, ok: false, error }).run()
+  })
 }
 
-export async function snapshotWorkflows(db: Db): Promise<SnapshotRow[]> {
-  return db
+export async function snapshotWorkflows(storage: Storage): Promise<SnapshotRow[]> {
+  const rows = await storage.db
     .select()
     .from(workflows)
     .where(isNull(workflows.removedAt))
     .orderBy(workflows.name)
     .all()
-    .map(rowOf)
+  return rows.map(rowOf)
 }
 
-export async function snapshotWorkflow(db: Db, id: string): Promise<SnapshotRow | undefined> {
-  const r = db.select().from(workflows).where(eq(workflows.workflowId, id)).get()
+export async function snapshotWorkflow(storage: Storage, id: string): Promise<SnapshotRow | undefined> {
+  const r = await storage.db.select().from(workflows).where(eq(workflows.workflowId, id)).get()
   return r ? rowOf(r) : undefined
 }
 
 export async function workflowHistory(
-  db: Db,
+  storage: Storage,
   id: string,
 ): Promise<{ content_hash: string; taken_at: string }[]> {
-  return db
+  return storage.db
     .select({ content_hash: workflowVersions.contentHash, taken_at: workflowVersions.takenAt })
     .from(workflowVersions)
     .where(eq(workflowVersions.workflowId, id))
@@ -155,8 +166,8 @@ export async function workflowHistory(
     .all()
 }
 
-export async function lastSync(db: Db, ok?: boolean) {
-  return db
+export async function lastSync(storage: Storage, ok?: boolean) {
+  return storage.db
     .select()
     .from(syncs)
     .where(ok === undefined ? undefined : eq(syncs.ok, ok))
@@ -166,49 +177,59 @@ export async function lastSync(db: Db, ok?: boolean) {
 }
 
 /** Store a baseline unless it equals the latest; returns the latest row. */
-export async function recordBaseline(db: Db, document: unknown, at: string) {
+export async function recordBaseline(storage: Storage, document: unknown, at: string) {
   const hash = canonicalHash(document)
-  const latest = await latestBaseline(db)
-  if (latest?.contentHash === hash) return latest
-  return db
-    .insert(catalogBaselines)
-    .values({ takenAt: at, contentHash: hash, document: JSON.stringify(document) })
-    .returning()
-    .get()
+  return storage.transaction(async (tx) => {
+    const latest = await newestBaseline(tx)
+    if (latest?.contentHash === hash) return latest
+    const row = await tx
+      .insert(catalogBaselines)
+      .values({ takenAt: at, contentHash: hash, document: JSON.stringify(document) })
+      .returning()
+      .get()
+    return row as typeof catalogBaselines.$inferSelect
+  })
 }
 
-export async function latestBaseline(db: Db) {
-  return db.select().from(catalogBaselines).orderBy(desc(catalogBaselines.id)).limit(1).get()
+const newestBaseline = (db: Sql) =>
+  db.select().from(catalogBaselines).orderBy(desc(catalogBaselines.id)).limit(1).get()
+
+export async function latestBaseline(storage: Storage) {
+  return newestBaseline(storage.db)
 }
 
 export async function recordUpstream(
-  db: Db,
+  storage: Storage,
   r: { version: string; publishedAt: string | null; source: string; at: string },
 ) {
-  return db
-    .insert(upstreamReleases)
-    .values({ checkedAt: r.at, version: r.version, publishedAt: r.publishedAt, source: r.source })
-    .returning()
-    .get()
+  return storage.transaction((tx) =>
+    tx
+      .insert(upstreamReleases)
+      .values({ checkedAt: r.at, version: r.version, publishedAt: r.publishedAt, source: r.source })
+      .returning()
+      .get(),
+  )
 }
 
-export async function latestUpstream(db: Db) {
-  return db.select().from(upstreamReleases).orderBy(desc(upstreamReleases.id)).limit(1).get()
+export async function latestUpstream(storage: Storage) {
+  return storage.db.select().from(upstreamReleases).orderBy(desc(upstreamReleases.id)).limit(1).get()
 }
 
 export async function recordUpgradeReport(
-  db: Db,
+  storage: Storage,
   trigger: 'scheduled' | 'command',
   document: unknown,
   at: string,
 ) {
-  return db
-    .insert(upgradeReports)
-    .values({ createdAt: at, trigger, document: JSON.stringify(document) })
-    .returning()
-    .get()
+  return storage.transaction((tx) =>
+    tx
+      .insert(upgradeReports)
+      .values({ createdAt: at, trigger, document: JSON.stringify(document) })
+      .returning()
+      .get(),
+  )
 }
 
-export async function latestUpgradeReport(db: Db) {
-  return db.select().from(upgradeReports).orderBy(desc(upgradeReports.id)).limit(1).get()
+export async function latestUpgradeReport(storage: Storage) {
+  return storage.db.select().from(upgradeReports).orderBy(desc(upgradeReports.id)).limit(1).get()
 }

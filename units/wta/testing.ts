@@ -29,6 +29,11 @@ export interface FakeN8n {
   requests: string[]
   /** Answer every request with this status (simulate an outage), or undefined for normal. */
   failWith: number | undefined
+  /** Milliseconds every API request takes (so that overlapping readers would show). */
+  delayMs: number
+  /** API requests being answered now, and the most there ever were at once. */
+  inFlight: number
+  maxInFlight: number
   /** Stop listening (simulate the tool going away). */
   stop(): void
 }
@@ -54,6 +59,9 @@ export function fakeN8n(
     version: o.version ?? '1.60.0',
     requests: [],
     failWith: undefined,
+    delayMs: 0,
+    inFlight: 0,
+    maxInFlight: 0,
     stop: () => {},
   }
   const page = <T>(items: T[], url: URL) => {
@@ -68,33 +76,43 @@ export function fakeN8n(
   const server = Bun.serve({
     hostname: '127.0.0.1',
     port: 0,
-    fetch(req) {
+    async fetch(req) {
       const url = new URL(req.url)
-      state.requests.push(url.pathname + url.search)
-      if (state.failWith) return new Response('down', { status: state.failWith })
-      if (url.pathname === '/healthz') return Response.json({ status: 'ok' })
-      if (url.pathname === '/rest/settings') return Response.json({ data: { versionCli: state.version } })
-      if (!url.pathname.startsWith('/api/v1/'))
-        return Response.json({ message: 'not found' }, { status: 404 })
-      if (req.headers.get('x-n8n-api-key') !== state.apiKey)
-        return Response.json({ message: "'X-N8N-API-KEY' header required" }, { status: 401 })
-      const [, , , kind, id] = url.pathname.split('/')
-      if (kind === 'workflows' && !id) return page(state.workflows, url)
-      if (kind === 'workflows') {
-        const w = state.workflows.find((x) => x.id === id)
-        return w ? Response.json(w) : Response.json({ message: 'Not Found' }, { status: 404 })
+      if (!url.pathname.startsWith('/api/v1/')) return answer(req, url)
+      state.inFlight++
+      state.maxInFlight = Math.max(state.maxInFlight, state.inFlight)
+      try {
+        if (state.delayMs > 0) await Bun.sleep(state.delayMs)
+        return answer(req, url)
+      } finally {
+        state.inFlight--
       }
-      if (kind === 'executions' && !id) {
-        const withData = url.searchParams.get('includeData') === 'true'
-        const sorted = [...state.executions].sort((a, b) =>
-          String(b.startedAt).localeCompare(String(a.startedAt)),
-        )
-        return page(withData ? sorted : sorted.map(({ data: _d, ...e }) => e), url)
-      }
-      if (kind === 'tags') return page([], url)
-      return Response.json({ message: 'Not Found' }, { status: 404 })
     },
   })
+  function answer(req: Request, url: URL): Response {
+    state.requests.push(url.pathname + url.search)
+    if (state.failWith) return new Response('down', { status: state.failWith })
+    if (url.pathname === '/healthz') return Response.json({ status: 'ok' })
+    if (url.pathname === '/rest/settings') return Response.json({ data: { versionCli: state.version } })
+    if (!url.pathname.startsWith('/api/v1/')) return Response.json({ message: 'not found' }, { status: 404 })
+    if (req.headers.get('x-n8n-api-key') !== state.apiKey)
+      return Response.json({ message: "'X-N8N-API-KEY' header required" }, { status: 401 })
+    const [, , , kind, id] = url.pathname.split('/')
+    if (kind === 'workflows' && !id) return page(state.workflows, url)
+    if (kind === 'workflows') {
+      const w = state.workflows.find((x) => x.id === id)
+      return w ? Response.json(w) : Response.json({ message: 'Not Found' }, { status: 404 })
+    }
+    if (kind === 'executions' && !id) {
+      const withData = url.searchParams.get('includeData') === 'true'
+      const sorted = [...state.executions].sort((a, b) =>
+        String(b.startedAt).localeCompare(String(a.startedAt)),
+      )
+      return page(withData ? sorted : sorted.map(({ data: _d, ...e }) => e), url)
+    }
+    if (kind === 'tags') return page([], url)
+    return Response.json({ message: 'Not Found' }, { status: 404 })
+  }
   state.url = `http://127.0.0.1:${server.port}`
   state.stop = () => void server.stop(true)
   return state

@@ -14,7 +14,7 @@ import type { Wta } from './wta.ts'
 export async function baselineLatest(wta: Wta) {
   const set = await readWorkflows(wta)
   const document = catalogBaseline(set.workflows, wta.nodeTypes)
-  const row = await recordBaseline(wta.db, document, wta.now().toISOString())
+  const row = await recordBaseline(wta.storage, document, wta.now().toISOString())
   return answer(
     { baseline_id: row.id, taken_at: row.takenAt, content_hash: row.contentHash, ...document },
     set.meta,
@@ -75,7 +75,7 @@ export async function upstreamLatest(wta: Wta) {
   const at = wta.now().toISOString()
   if ('error' in read) {
     wta.events.append('upstream.failed', { reason: read.error })
-    const stored = await latestUpstream(wta.db)
+    const stored = await latestUpstream(wta.storage)
     if (!stored)
       throw unavailable('upstream_unavailable', 'The upstream release source could not be read.', {
         reason: read.error,
@@ -92,8 +92,8 @@ export async function upstreamLatest(wta: Wta) {
     )
   }
   const where = read.source === 'file' ? (wta.config.WTA_UPSTREAM_FILE ?? '') : wta.config.WTA_UPSTREAM_URL
-  const previous = await latestUpstream(wta.db)
-  await recordUpstream(wta.db, {
+  const previous = await latestUpstream(wta.storage)
+  await recordUpstream(wta.storage, {
     version: read.release.version,
     publishedAt: read.release.published_at,
     source: where,
@@ -118,7 +118,7 @@ export async function hotspots(wta: Wta, o: { hours?: number; limit?: number }) 
   const since = new Date(until.getTime() - hours * 3_600_000).toISOString()
   const res = await wta.client.executions({ since, max: OBSERVER_LIMITS.logWindowLines, includeData: true })
   if (!res.ok) throw toolFailure(res)
-  const names = new Map((await snapshotWorkflows(wta.db)).map((r) => [r.workflow.id, r.workflow.name]))
+  const names = new Map((await snapshotWorkflows(wta.storage)).map((r) => [r.workflow.id, r.workflow.name]))
   return answer(
     {
       window_hours: hours,

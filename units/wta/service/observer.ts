@@ -14,7 +14,7 @@
 import type { BackgroundTask } from '../../../common/background.ts'
 import type { Logger } from '../../../common/logger.ts'
 import { createPoller, type Poller, realTimer, type Timer } from '../../../common/poller.ts'
-import { sqliteLease } from '../../../db/lease.ts'
+import { storageLease } from '../../../db/lease.ts'
 import { OBSERVER_LIMITS } from '../config.ts'
 import { lastSync } from '../store.ts'
 import { makeReport } from './upgrade.ts'
@@ -56,7 +56,7 @@ export function observerCadence(intervalMs: number) {
 }
 
 export async function restartDelayMs(wta: Wta, nowMs: number, random: () => number): Promise<number> {
-  const last = await lastSync(wta.db)
+  const last = await lastSync(wta.storage)
   const sinceLast = last ? nowMs - Date.parse(last.at) : Number.POSITIVE_INFINITY
   const wait = Math.max(0, OBSERVER_LIMITS.floorSeconds * S - sinceLast)
   return Math.round(wait + OBSERVER_LIMITS.jitterSeconds * S * random())
@@ -98,7 +98,7 @@ export function createObservers(wta: Wta, o: ObserverOptions = {}): Observers {
   }
 
   const lease = (kind: string, intervalMs: number) =>
-    sqliteLease(wta.db, observerLeaseName(kind, target), {
+    storageLease(wta.storage, observerLeaseName(kind, target), {
       durationMs: 3 * intervalMs,
       holder: o.holder,
       now,

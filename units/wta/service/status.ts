@@ -35,17 +35,17 @@ export async function health(wta: Wta) {
 
 /** Monitored inbound contracts (webhooks and callbacks) of the snapshot, with their state now. */
 export async function webhookStates(wta: Wta) {
-  return (await snapshotWorkflows(wta.db)).flatMap(({ workflow }) => inboundContracts(workflow))
+  return (await snapshotWorkflows(wta.storage)).flatMap(({ workflow }) => inboundContracts(workflow))
 }
 
 export async function status(wta: Wta) {
   const automation = await reachability(wta)
   const version = await wta.client.version()
-  const synced = await lastSync(wta.db, true)
-  const attempted = await lastSync(wta.db)
-  const baseline = await latestBaseline(wta.db)
-  const report = await latestUpgradeReport(wta.db)
-  const workflows = (await snapshotWorkflows(wta.db)).map((r) => r.workflow)
+  const synced = await lastSync(wta.storage, true)
+  const attempted = await lastSync(wta.storage)
+  const baseline = await latestBaseline(wta.storage)
+  const report = await latestUpgradeReport(wta.storage)
+  const workflows = (await snapshotWorkflows(wta.storage)).map((r) => r.workflow)
   const inUse = catalogBaseline(workflows, wta.nodeTypes)
   const observer = wta.observer?.() ?? null
   const webhooks = await webhookStates(wta)

@@ -16,7 +16,7 @@ export async function currentVersion(wta: Wta): Promise<string> {
   const told = await wta.client.version()
   if (told.ok && parseVersion(told.value)) return told.value
   if (wta.config.WTA_AUTOMATION_VERSION) return wta.config.WTA_AUTOMATION_VERSION
-  const synced = (await lastSync(wta.db, true))?.toolVersion
+  const synced = (await lastSync(wta.storage, true))?.toolVersion
   if (synced) return synced
   throw unavailable(
     'automation_version_unknown',
@@ -118,7 +118,7 @@ export async function alerts(wta: Wta) {
       .map((w) => ({ w, r: validateWorkflow(w, wta.nodeTypes) }))
       .filter(({ r }) => !r.valid)
       .map(({ w, r }) => ({ workflow_id: w.id, name: w.name, errors: r.errors })),
-    lastSyncAt: (await lastSync(wta.db, true))?.at ?? null,
+    lastSyncAt: (await lastSync(wta.storage, true))?.at ?? null,
     staleAfterMs: wta.config.WTA_STALE_AFTER_SECONDS * 1000,
     now: wta.now().getTime(),
     observerFailures: wta.observer?.()?.consecutive_failures ?? 0,
@@ -140,7 +140,7 @@ export async function makeReport(wta: Wta, trigger: 'scheduled' | 'command') {
     backlog: upgradeBacklog(impact),
     batches: upgradeBatches(impact),
   }
-  const row = await recordUpgradeReport(wta.db, trigger, document, wta.now().toISOString())
+  const row = await recordUpgradeReport(wta.storage, trigger, document, wta.now().toISOString())
   wta.events.append('upgrade.report', {
     report_id: row.id,
     trigger,
@@ -155,7 +155,7 @@ export async function makeReport(wta: Wta, trigger: 'scheduled' | 'command') {
 }
 
 export async function scheduledLatest(wta: Wta) {
-  const row = await latestUpgradeReport(wta.db)
+  const row = await latestUpgradeReport(wta.storage)
   if (!row)
     throw notFound(
       'no_scheduled_report',
@@ -173,4 +173,4 @@ export async function scheduledLatest(wta: Wta) {
   )
 }
 
-export const latestKnownUpstream = async (wta: Wta) => (await latestUpstream(wta.db))?.version ?? null
+export const latestKnownUpstream = async (wta: Wta) => (await latestUpstream(wta.storage))?.version ?? null

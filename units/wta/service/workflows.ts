@@ -51,15 +51,15 @@ export async function readWorkflows(wta: Wta): Promise<WorkflowSet> {
   const at = wta.now().toISOString()
   const live = await wta.client.workflows()
   if (!live.ok) {
-    await recordFailedSync(wta.db, at, `${live.reason}: ${live.message}`)
+    await recordFailedSync(wta.storage, at, `${live.reason}: ${live.message}`)
     wta.events.append('sync.failed', { reason: live.reason })
-    const rows = await snapshotWorkflows(wta.db)
-    if (rows.length === 0 && (await lastSync(wta.db, true)) === undefined) throw toolFailure(live)
+    const rows = await snapshotWorkflows(wta.storage)
+    if (rows.length === 0 && (await lastSync(wta.storage, true)) === undefined) throw toolFailure(live)
     return { workflows: rows.map((r) => r.workflow), meta: stale(live) }
   }
-  const previous = new Map((await snapshotWorkflows(wta.db)).map((r) => [r.workflow.id, r.workflow]))
+  const previous = new Map((await snapshotWorkflows(wta.storage)).map((r) => [r.workflow.id, r.workflow]))
   const version = await wta.client.version()
-  const changes = await recordSnapshot(wta.db, live.value, at, version.ok ? version.value : null)
+  const changes = await recordSnapshot(wta.storage, live.value, at, version.ok ? version.value : null)
   if (changes.added.length + changes.changed.length + changes.removed.length > 0)
     wta.events.append('workflows.changed', { ...changes })
   for (const w of live.value) {
@@ -79,12 +79,12 @@ export async function readWorkflow(
 ): Promise<{ workflow: N8nWorkflow; meta: Meta; row?: SnapshotRow }> {
   const live = await wta.client.workflow(id)
   if (live.ok) {
-    await recordWorkflow(wta.db, live.value, wta.now().toISOString())
+    await recordWorkflow(wta.storage, live.value, wta.now().toISOString())
     return { workflow: live.value, meta: { source: 'live' } }
   }
   if (live.reason === 'not_found')
     throw notFound('workflow_not_found', `No workflow ${id} on the workflow-automation tool.`)
-  const row = await snapshotWorkflow(wta.db, id)
+  const row = await snapshotWorkflow(wta.storage, id)
   if (!row) {
     if (live.reason === 'not_configured' || live.reason === 'unauthorized') throw toolFailure(live)
     throw notFound(
@@ -114,12 +114,12 @@ export async function listWorkflows(wta: Wta) {
 
 export async function getWorkflow(wta: Wta, id: string) {
   const { workflow, meta } = await readWorkflow(wta, id)
-  return answer({ workflow, history: await workflowHistory(wta.db, id) }, meta, wta.now())
+  return answer({ workflow, history: await workflowHistory(wta.storage, id) }, meta, wta.now())
 }
 
 export async function workflowContextOf(wta: Wta, id: string) {
   const { workflow, meta } = await readWorkflow(wta, id)
-  const stored = await snapshotWorkflow(wta.db, id)
+  const stored = await snapshotWorkflow(wta.storage, id)
   const validation = validateWorkflow(workflow, wta.nodeTypes)
   const context = workflowContext(
     workflow,

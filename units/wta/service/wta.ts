@@ -1,6 +1,6 @@
 /** What every WTA use case is handed: storage, the tool's client, the catalogs, the event log, a clock. */
 import type { PollerStats } from '../../../common/poller.ts'
-import type { Db } from '../../../db/sqlite.ts'
+import type { Storage } from '../../../db/storage.ts'
 import {
   type BreakingChangesCatalog,
   type NodeTypesCatalog,
@@ -12,7 +12,7 @@ import { type AutomationClient, createAutomationClient } from './automation.ts'
 import { createEventLog, type EventLog } from './events.ts'
 
 export interface Wta {
-  db: Db
+  storage: Storage
   config: WtaConfig
   client: AutomationClient
   events: EventLog
@@ -28,12 +28,12 @@ export const MAX_PAGES = 40
 
 export function createWta(
   config: WtaConfig,
-  db: Db,
+  storage: Storage,
   o: { now?: () => Date; nodeTypes?: NodeTypesCatalog; breakingChanges?: BreakingChangesCatalog } = {},
 ): Wta {
   const now = o.now ?? (() => new Date())
   return {
-    db,
+    storage,
     config,
     client: createAutomationClient({
       url: config.WTA_AUTOMATION_URL,
