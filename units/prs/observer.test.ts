@@ -1,6 +1,13 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { platformManifest, type UnitContract } from '../../common/contract.ts'
-import { bootForTest, type FakePeer, fakePeer, json, type TestUnit } from '../../test/harness.ts'
+import {
+  bootForTest,
+  bootForTestAsync,
+  type FakePeer,
+  fakePeer,
+  json,
+  type TestUnit,
+} from '../../test/harness.ts'
 import { makePrs } from './index.ts'
 import type { Observer } from './observer.ts'
 import { contractIn, fixtureContracts, fixtureRepo } from './testing.ts'
@@ -42,8 +49,8 @@ function fakePws(manifest: unknown = platformManifest(pwsContract), authMode = '
   return peer
 }
 
-function boot(urls: string, cs: UnitContract[] = contracts) {
-  const u = bootForTest(makePrs(cs), {
+async function boot(urls: string, cs: UnitContract[] = contracts) {
+  const u = await bootForTestAsync(makePrs(cs), {
     SVC_UNIT_URLS: urls,
     PRS_REPO_DIR: fixtureRepo(cs),
     PRS_OBSERVE_INTERVAL_MS: '3600000',
@@ -62,7 +69,7 @@ const get = async (u: { request(p: string): Promise<Response> }, path: string): 
 describe('observations of live units', () => {
   test('a unit that is up and agrees with its contract: services up, no drift, facts admitted', async () => {
     const pws = fakePws()
-    const { u, observer } = boot(`pws=${pws.url}`)
+    const { u, observer } = await boot(`pws=${pws.url}`)
     const round = await observer.runOnce()
     expect(round.map((o) => [o.surface, o.ok])).toEqual([
       ['liveness', true],
@@ -102,7 +109,7 @@ describe('observations of live units', () => {
   test('a unit that is down degrades the views that depend on it and names itself; PRS keeps answering', async () => {
     const pws = fakePws()
     pws.stop()
-    const { u, observer } = boot(`pws=${pws.url}`)
+    const { u, observer } = await boot(`pws=${pws.url}`)
     await observer.runOnce()
     const services = await get(u, '/api/v1/platform/services')
     const entry = services.services.find((s: Body) => s.unit === 'pws')
@@ -128,7 +135,7 @@ describe('observations of live units', () => {
       producer_families: ['project.tasks'],
     }
     const pws = fakePws(lying, 'basic_auth')
-    const { u, observer } = boot(`pws=${pws.url}`)
+    const { u, observer } = await boot(`pws=${pws.url}`)
     await observer.runOnce()
     const drift = await get(u, '/api/v1/contracts/drift')
     const kinds = drift.items.filter((i: Body) => i.unit === 'pws').map((i: Body) => i.kind)
@@ -165,7 +172,7 @@ describe('observations of live units', () => {
     open.peers.push(peer)
     const gone = fakePeer((r) => (r.path === '/health' ? json({ ok: true }) : json({ error: 'nope' }, 404)))
     open.peers.push(gone)
-    const { u, observer } = boot(`rms=${peer.url},als=${gone.url}`)
+    const { u, observer } = await boot(`rms=${peer.url},als=${gone.url}`)
     await observer.runOnce()
     const drift = await get(u, '/api/v1/contracts/drift')
     const byUnit = (unit: string) => drift.items.filter((i: Body) => i.unit === unit).map((i: Body) => i.kind)
@@ -176,7 +183,7 @@ describe('observations of live units', () => {
 
   test('views are cached between rounds and re-derived after one; observations persist across restart', async () => {
     const pws = fakePws()
-    const { u, observer } = boot(`pws=${pws.url}`)
+    const { u, observer } = await boot(`pws=${pws.url}`)
     const a = await get(u, '/api/v1/contracts/drift')
     const b = await get(u, '/api/v1/contracts/drift')
     expect(b.generated_at).toBe(a.generated_at)
@@ -200,7 +207,7 @@ describe('observations of live units', () => {
 
   test('history is bounded per unit surface', async () => {
     const pws = fakePws()
-    const u = bootForTest(makePrs(contracts), {
+    const u = await bootForTestAsync(makePrs(contracts), {
       SVC_UNIT_URLS: `pws=${pws.url}`,
       PRS_REPO_DIR: fixtureRepo(contracts),
       PRS_OBSERVATIONS_KEEP: '2',
@@ -225,7 +232,7 @@ describe('observations of live units', () => {
 describe('the observation schedule', () => {
   test('observes at start, waits the interval, and stops cleanly', async () => {
     const pws = fakePws()
-    const { observer } = boot(`pws=${pws.url}`)
+    const { observer } = await boot(`pws=${pws.url}`)
     observer.start()
     for (let i = 0; i < 100 && observer.stats().rounds === 0; i++) await Bun.sleep(10)
     await Bun.sleep(50)

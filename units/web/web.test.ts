@@ -1,13 +1,20 @@
-import { Database } from 'bun:sqlite'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import { Value } from '@sinclair/typebox/value'
 import { hmacSha256Hex } from '../../common/hash.ts'
 import { createLogger } from '../../common/logger.ts'
-import { bootForTest, type FakePeer, fakePeer, json, type TestUnit } from '../../test/harness.ts'
+import {
+  bootForTest,
+  bootForTestAsync,
+  type FakePeer,
+  fakePeer,
+  json,
+  type TestUnit,
+} from '../../test/harness.ts'
 import { web } from './index.ts'
 import { HealthResponse, ReadyResponse, StatusDocument, VersionDocument } from './model.ts'
+import { contactIntakes } from './tables.ts'
 
 const SECRET = 'not-a-cloudflare-test-secret'
 const GOOD = { name: 'Ada Lovelace', email: 'ada@example.com', interest: 'support', message: 'Hello there.' }
@@ -29,28 +36,40 @@ afterEach(async () => {
   unit = undefined
 })
 
-function boot(env: Record<string, string | undefined> = {}) {
-  unit = bootForTest(web, { TURNSTILE_SECRET_KEY: SECRET, TURNSTILE_VERIFY_URL: siteverify.url, ...env })
+async function boot(env: Record<string, string | undefined> = {}) {
+  unit = await bootForTestAsync(web, {
+    TURNSTILE_SECRET_KEY: SECRET,
+    TURNSTILE_VERIFY_URL: siteverify.url,
+    ...env,
+  })
   return unit
 }
 
 const contact = (u: TestUnit<unknown>, body: Record<string, unknown>) =>
   u.send('POST', '/api/contact', { 'cf-turnstile-response': 'good-token', ...body })
 
-function intakeRows(u: TestUnit<unknown>) {
-  const db = new Database(join(u.dataDir, 'web.sqlite'), { readonly: true })
-  try {
-    return db
-      .query('SELECT intake_id, name, email, interest, message, optional, delivery FROM contact_intakes')
-      .all()
-  } finally {
-    db.close()
-  }
+/** The stored intakes, read through the unit's own storage (the file, or the server). */
+async function intakeRows(u: TestUnit<unknown>) {
+  const rows = await u.storage.db
+    .select({
+      intake_id: contactIntakes.intakeId,
+      name: contactIntakes.name,
+      email: contactIntakes.email,
+      interest: contactIntakes.interest,
+      message: contactIntakes.message,
+      optional: contactIntakes.optional,
+      delivery: contactIntakes.delivery,
+    })
+    .from(contactIntakes)
+  return rows
 }
 
 describe('self-description routes', () => {
   test('GET /health has exactly the spec fields and reflects configuration', async () => {
-    const u = boot({ CONTACT_WEBHOOK_URL: 'http://127.0.0.1:9/hook', CONTACT_WEBHOOK_SECRET: 'x'.repeat(20) })
+    const u = await boot({
+      CONTACT_WEBHOOK_URL: 'http://127.0.0.1:9/hook',
+      CONTACT_WEBHOOK_SECRET: 'x'.repeat(20),
+    })
     const res = await u.request('/health')
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toContain('application/json')
@@ -79,7 +98,7 @@ describe('self-description routes', () => {
   })
 
   test('GET /ready is 200 when ready and 503 with the reasons when the secret is missing (production)', async () => {
-    const ready = await boot().request('/ready')
+    const ready = await (await boot()).request('/ready')
     expect(ready.status).toBe(200)
     const body = await ready.json()
     expect(Value.Check(ReadyResponse, body)).toBe(true)
@@ -91,11 +110,13 @@ describe('self-description routes', () => {
       contact_webhook_configured: false,
     })
     await unit?.dispose()
-    const notReady = await boot({
-      SVC_ENV: 'production',
-      PUBLIC_BASE_URL: 'https://example.com',
-      TURNSTILE_SECRET_KEY: undefined,
-    }).request('/ready')
+    const notReady = await (
+      await boot({
+        SVC_ENV: 'production',
+        PUBLIC_BASE_URL: 'https://example.com',
+        TURNSTILE_SECRET_KEY: undefined,
+      })
+    ).request('/ready')
     expect(notReady.status).toBe(503)
     const nb = await notReady.json()
     expect(nb.ready).toBe(false)
@@ -104,13 +125,13 @@ describe('self-description routes', () => {
   })
 
   test('GET /ready reports a public directory without the pages', async () => {
-    const res = await boot({ WEB_PUBLIC_DIR: import.meta.dir }).request('/ready')
+    const res = await (await boot({ WEB_PUBLIC_DIR: import.meta.dir })).request('/ready')
     expect(res.status).toBe(503)
     expect((await res.json()).checks.public_routes_expected).toBe(false)
   })
 
   test('GET /version.json and /status.json', async () => {
-    const u = boot()
+    const u = await boot()
     const version = await (await u.request('/version.json')).json()
     expect(Value.Check(VersionDocument, version)).toBe(true)
     expect(version.version).toBe(u.ctx.version)
@@ -124,13 +145,13 @@ describe('self-description routes', () => {
   })
 
   test('there is no dynamic /version endpoint', async () => {
-    const res = await boot().request('/version')
+    const res = await (await boot()).request('/version')
     expect(res.status).toBe(404)
     expect((await res.json()).error.code).toBe('not_found')
   })
 
   test('the contract file is the schema the route enforces', async () => {
-    const u = boot()
+    const u = await boot()
     const contract = await (await u.request('/contracts/contact-intake.contract.json')).json()
     expect(contract.required_fields).toEqual(['name', 'email', 'interest', 'message'])
     expect(contract.challenge.field).toBe('cf-turnstile-response')
@@ -145,7 +166,7 @@ describe('self-description routes', () => {
 
 describe('POST /api/contact', () => {
   test('JSON intake is verified, stored before the answer, and answered with mailto', async () => {
-    const u = boot()
+    const u = await boot()
     const res = await contact(u, { ...GOOD, company: 'Analytical Engines', source_page: '/contact.html' })
     expect(res.status).toBe(200)
     const body = await res.json()
@@ -155,10 +176,10 @@ describe('POST /api/contact', () => {
       delivery: 'mailto',
       message: expect.any(String),
     })
-    const rows = intakeRows(u) as { intake_id: string; optional: string; delivery: string }[]
+    const rows = await intakeRows(u)
     expect(rows).toHaveLength(1)
     expect(rows[0]?.intake_id).toBe(body.intake_id)
-    expect(JSON.parse(rows[0]?.optional ?? '{}')).toEqual({
+    expect(rows[0]?.optional).toEqual({
       company: 'Analytical Engines',
       source_page: '/contact.html',
     })
@@ -169,7 +190,7 @@ describe('POST /api/contact', () => {
   })
 
   test('multipart and urlencoded forms are accepted', async () => {
-    const u = boot()
+    const u = await boot()
     const fd = new FormData()
     for (const [k, v] of Object.entries({ ...GOOD, 'cf-turnstile-response': 'good-token' })) fd.set(k, v)
     const multipart = await u.request('/api/contact', { method: 'POST', body: fd })
@@ -179,11 +200,11 @@ describe('POST /api/contact', () => {
       body: new URLSearchParams({ ...GOOD, 'cf-turnstile-response': 'good-token' }),
     })
     expect(urlencoded.status).toBe(200)
-    expect(intakeRows(u)).toHaveLength(2)
+    expect(await intakeRows(u)).toHaveLength(2)
   })
 
   test('mailto_fallback when CONTACT_MAILTO is set and no webhook', async () => {
-    const u = boot({ CONTACT_MAILTO: 'hello@example.com' })
+    const u = await boot({ CONTACT_MAILTO: 'hello@example.com' })
     const body = await (await contact(u, GOOD)).json()
     expect(body.delivery).toBe('mailto_fallback')
     expect(body.message).toContain('hello@example.com')
@@ -196,17 +217,17 @@ describe('POST /api/contact', () => {
     ['message too long', { ...GOOD, message: 'm'.repeat(5001) }, 'validation_failed'],
     ['wrong type', { ...GOOD, interest: 42 }, 'validation_failed'],
   ])('%s is a 400 envelope and stores nothing', async (_, body, code) => {
-    const u = boot()
+    const u = await boot()
     const res = await contact(u, body)
     expect(res.status).toBe(400)
     const b = await res.json()
     expect(b.error.code).toBe(code)
     expect(typeof b.error.message).toBe('string')
-    expect(intakeRows(u)).toHaveLength(0)
+    expect(await intakeRows(u)).toHaveLength(0)
   })
 
   test('missing token is 401 and siteverify is not called', async () => {
-    const u = boot()
+    const u = await boot()
     const before = siteverify.requests.length
     const res = await u.send('POST', '/api/contact', GOOD)
     expect(res.status).toBe(401)
@@ -215,27 +236,27 @@ describe('POST /api/contact', () => {
   })
 
   test('a rejected token is 401 with the siteverify error codes kept', async () => {
-    const u = boot()
+    const u = await boot()
     const res = await contact(u, { ...GOOD, 'cf-turnstile-response': 'bad-token' })
     expect(res.status).toBe(401)
     const body = await res.json()
     expect(body.error.code).toBe('turnstile_verification_failed')
     expect(body.error.details.error_codes).toEqual(['invalid-input-response'])
-    expect(intakeRows(u)).toHaveLength(0)
+    expect(await intakeRows(u)).toHaveLength(0)
   })
 
   test('the honeypot refuses with 422 before any verification', async () => {
-    const u = boot()
+    const u = await boot()
     const before = siteverify.requests.length
     const res = await contact(u, { ...GOOD, website: 'http://spam.example' })
     expect(res.status).toBe(422)
     expect((await res.json()).error.code).toBe('honeypot_triggered')
     expect(siteverify.requests.length).toBe(before)
-    expect(intakeRows(u)).toHaveLength(0)
+    expect(await intakeRows(u)).toHaveLength(0)
   })
 
   test('fails closed with 503 when siteverify is unreachable or slow', async () => {
-    const down = boot({ TURNSTILE_VERIFY_URL: 'http://127.0.0.1:9/siteverify' })
+    const down = await boot({ TURNSTILE_VERIFY_URL: 'http://127.0.0.1:9/siteverify' })
     const res = await contact(down, GOOD)
     expect(res.status).toBe(503)
     expect((await res.json()).error.code).toBe('turnstile_unavailable')
@@ -245,10 +266,10 @@ describe('POST /api/contact', () => {
       return json({ success: true })
     })
     try {
-      const u = boot({ TURNSTILE_VERIFY_URL: slow.url, TURNSTILE_TIMEOUT_MS: '100' })
+      const u = await boot({ TURNSTILE_VERIFY_URL: slow.url, TURNSTILE_TIMEOUT_MS: '100' })
       const r = await contact(u, GOOD)
       expect(r.status).toBe(503)
-      expect(intakeRows(u)).toHaveLength(0)
+      expect(await intakeRows(u)).toHaveLength(0)
     } finally {
       slow.stop()
     }
@@ -257,7 +278,7 @@ describe('POST /api/contact', () => {
   test('an answer that is not siteverify JSON is a refusal, never a pass', async () => {
     const odd = fakePeer(() => new Response('<html>ok</html>', { headers: { 'content-type': 'text/html' } }))
     try {
-      const res = await contact(boot({ TURNSTILE_VERIFY_URL: odd.url }), GOOD)
+      const res = await contact(await boot({ TURNSTILE_VERIFY_URL: odd.url }), GOOD)
       expect(res.status).toBe(503)
     } finally {
       odd.stop()
@@ -265,16 +286,22 @@ describe('POST /api/contact', () => {
   })
 
   test('outside production (here: test) no secret means the always-pass test secret', async () => {
-    const u = boot({ TURNSTILE_SECRET_KEY: undefined })
+    const u = await boot({ TURNSTILE_SECRET_KEY: undefined })
     expect((await contact(u, GOOD)).status).toBe(200)
     expect((await (await u.request('/ready')).json()).notes.join(' ')).toContain('always-pass test secret')
   })
 
   test('Cloudflare test secrets are answered locally outside production', async () => {
-    const pass = await contact(boot({ TURNSTILE_SECRET_KEY: '1x0000000000000000000000000000000AA' }), GOOD)
+    const pass = await contact(
+      await boot({ TURNSTILE_SECRET_KEY: '1x0000000000000000000000000000000AA' }),
+      GOOD,
+    )
     expect(pass.status).toBe(200)
     await unit?.dispose()
-    const fail = await contact(boot({ TURNSTILE_SECRET_KEY: '2x0000000000000000000000000000000AA' }), GOOD)
+    const fail = await contact(
+      await boot({ TURNSTILE_SECRET_KEY: '2x0000000000000000000000000000000AA' }),
+      GOOD,
+    )
     expect(fail.status).toBe(401)
     expect((await fail.json()).error.details.error_codes).toEqual(['invalid-input-response'])
   })
@@ -283,7 +310,7 @@ describe('POST /api/contact', () => {
     ['text/plain', 'hello'],
     ['application/xml', '<a/>'],
   ])('content type %s is a 415 envelope', async (type, body) => {
-    const res = await boot().request('/api/contact', {
+    const res = await (await boot()).request('/api/contact', {
       method: 'POST',
       headers: { 'content-type': type },
       body,
@@ -293,7 +320,7 @@ describe('POST /api/contact', () => {
   })
 
   test('malformed JSON is a 400 envelope', async () => {
-    const res = await boot().request('/api/contact', {
+    const res = await (await boot()).request('/api/contact', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: '{"name":',
@@ -303,7 +330,7 @@ describe('POST /api/contact', () => {
   })
 
   test('an oversize body is a 413 envelope', async () => {
-    const res = await boot({ SVC_MAX_BODY_BYTES: '2048' }).request('/api/contact', {
+    const res = await (await boot({ SVC_MAX_BODY_BYTES: '2048' })).request('/api/contact', {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'content-length': '5000' },
       body: JSON.stringify({ ...GOOD, message: 'm'.repeat(4900) }),
@@ -313,13 +340,13 @@ describe('POST /api/contact', () => {
   })
 
   test('intakes survive a restart', async () => {
-    const u = boot()
+    const u = await boot()
     const { intake_id } = await (await contact(u, GOOD)).json()
     const again = await u.restart()
     unit = again
     const status = await (await again.request('/status.json')).json()
     expect(status.contact_intake.intakes_stored).toBe(1)
-    expect((intakeRows(again) as { intake_id: string }[])[0]?.intake_id).toBe(intake_id)
+    expect(((await intakeRows(again)) as { intake_id: string }[])[0]?.intake_id).toBe(intake_id)
   })
 })
 
@@ -329,7 +356,7 @@ describe('webhook delivery', () => {
   test('forwards a signed payload with platform_event and marks it delivered', async () => {
     const eis = fakePeer(() => json({ ok: true }))
     try {
-      const u = boot({ CONTACT_WEBHOOK_URL: `${eis.url}/hook`, CONTACT_WEBHOOK_SECRET: HOOK_SECRET })
+      const u = await boot({ CONTACT_WEBHOOK_URL: `${eis.url}/hook`, CONTACT_WEBHOOK_SECRET: HOOK_SECRET })
       const res = await contact(u, { ...GOOD, locale: 'en-GB' })
       const { intake_id, delivery } = await res.json()
       expect(delivery).toBe('webhook')
@@ -365,7 +392,7 @@ describe('webhook delivery', () => {
         CONTACT_WEBHOOK_SECRET: HOOK_SECRET,
         CONTACT_OUTBOX_POLL_MS: '50',
       }
-      const u = boot(env)
+      const u = await boot(env)
       await contact(u, GOOD)
       const outbox = () => unit?.background[0] as unknown as { runOnce(): Promise<number> }
       await outbox().runOnce()
@@ -412,7 +439,7 @@ describe('configuration', () => {
 
 describe('public site', () => {
   test('serves the pages with the dev token outside production and a 404 page for browsers', async () => {
-    const u = boot()
+    const u = await boot()
     const page = await u.request('/contact.html')
     expect(page.status).toBe(200)
     expect(page.headers.get('content-type')).toContain('text/html')
@@ -430,14 +457,14 @@ describe('public site', () => {
 
   test('a configured site key replaces the dev token', async () => {
     const html = await (
-      await boot({ TURNSTILE_SITE_KEY: '0x4AAAA-site-key' }).request('/contact.html')
+      await (await boot({ TURNSTILE_SITE_KEY: '0x4AAAA-site-key' })).request('/contact.html')
     ).text()
     expect(html).toContain('content="0x4AAAA-site-key"')
     expect(html).not.toContain('DUMMY')
   })
 
   test('WEB_PUBLIC_DIR serves a directory and never outside it', async () => {
-    const u = boot({ WEB_PUBLIC_DIR: join(import.meta.dir, 'public') })
+    const u = await boot({ WEB_PUBLIC_DIR: join(import.meta.dir, 'public') })
     expect((await u.request('/index.html')).status).toBe(200)
     expect((await u.request('/%2e%2e/index.ts')).status).toBe(404)
   })
@@ -445,7 +472,7 @@ describe('public site', () => {
 
 describe('wire conventions', () => {
   test('echoes a sane X-Request-Id and replaces an unsafe one', async () => {
-    const u = boot()
+    const u = await boot()
     const echoed = await u.request('/health', { headers: { 'x-request-id': 'abc-123' } })
     expect(echoed.headers.get('x-request-id')).toBe('abc-123')
     const replaced = await u.request('/health', { headers: { 'x-request-id': 'bad id with spaces!' } })
@@ -453,14 +480,14 @@ describe('wire conventions', () => {
   })
 
   test('unknown routes and methods are 404 envelopes', async () => {
-    const u = boot()
+    const u = await boot()
     const res = await u.request('/api/nothing', { method: 'POST' })
     expect(res.status).toBe(404)
     expect((await res.json()).error.code).toBe('not_found')
   })
 
   test('GET /metrics is Prometheus text with svc_ names', async () => {
-    const u = boot()
+    const u = await boot()
     await u.request('/health')
     const res = await u.request('/metrics')
     expect(res.headers.get('content-type')).toContain('text/plain; version=0.0.4')
@@ -470,7 +497,7 @@ describe('wire conventions', () => {
   })
 
   test('GET /openapi.json documents every route with the form content types on the contact route', async () => {
-    const doc = await (await boot().request('/openapi.json')).json()
+    const doc = await (await (await boot()).request('/openapi.json')).json()
     expect(doc.openapi).toBe('3.1.0')
     for (const path of ['/health', '/ready', '/version.json', '/status.json', '/api/contact', '/metrics']) {
       expect(doc.paths[path]).toBeDefined()

@@ -1,6 +1,13 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import type { UnitContract } from '../../../common/contract.ts'
-import { bootForTest, type FakePeer, fakePeer, json, type TestUnit } from '../../../test/harness.ts'
+import {
+  bootForTest,
+  bootForTestAsync,
+  type FakePeer,
+  fakePeer,
+  json,
+  type TestUnit,
+} from '../../../test/harness.ts'
 import { makePrs } from '../index.ts'
 import { CHECKLIST_ITEMS } from '../rules/admission.ts'
 import { contractIn, fixtureContracts, fixtureRepo } from '../testing.ts'
@@ -14,12 +21,12 @@ afterEach(async () => {
   for (const p of open.peers.splice(0)) p.stop()
 })
 
-function boot(
+async function boot(
   contracts: UnitContract[] = fixtureContracts(),
   env: Record<string, string> = {},
   dataDir?: string,
 ) {
-  const unit = bootForTest(
+  const unit = await bootForTestAsync(
     makePrs(contracts),
     { PRS_REPO_DIR: fixtureRepo(contracts), PRS_VERIFY_TIMEOUT_MS: '500', ...env },
     dataDir,
@@ -63,7 +70,7 @@ const upPeer = () => {
 
 describe('POST /api/v1/tools/admission/dry-run', () => {
   test('an empty input is a 400 naming every missing item', async () => {
-    const u = boot()
+    const u = await boot()
     const res = await u.send('POST', '/api/v1/tools/admission/dry-run', {})
     expect(res.status).toBe(400)
     const body: Body = await res.json()
@@ -89,7 +96,7 @@ describe('POST /api/v1/tools/admission/dry-run', () => {
   })
 
   test('an incomplete input names what is missing and what is invalid', async () => {
-    const u = boot()
+    const u = await boot()
     const input = prsInput('prs')
     delete input.docs.api
     delete input.checklist.secrets_outside_repository
@@ -107,7 +114,7 @@ describe('POST /api/v1/tools/admission/dry-run', () => {
   })
 
   test('a non-object body, a wrong content type and malformed JSON are 4xx', async () => {
-    const u = boot()
+    const u = await boot()
     expect((await u.send('POST', '/api/v1/tools/admission/dry-run', [1, 2])).status).toBe(400)
     const wrongType = await u.request('/api/v1/tools/admission/dry-run', {
       method: 'POST',
@@ -125,7 +132,7 @@ describe('POST /api/v1/tools/admission/dry-run', () => {
 
   test('a complete input against a live target that answers is admissible, step by step, and persists nothing', async () => {
     const peer = upPeer()
-    const u = boot(fixtureContracts(), { SVC_UNIT_URLS: `prs=${peer.url}` })
+    const u = await boot(fixtureContracts(), { SVC_UNIT_URLS: `prs=${peer.url}` })
     const before = await (await u.request('/api/v1/tools/host-snapshot')).json()
     const res = await u.send('POST', '/api/v1/tools/admission/dry-run', prsInput('prs'))
     expect(res.status).toBe(200)
@@ -149,7 +156,7 @@ describe('POST /api/v1/tools/admission/dry-run', () => {
   test('a target that does not answer is a blocked verify step, not a pretended pass', async () => {
     const peer = upPeer()
     peer.stop()
-    const u = boot(fixtureContracts(), { SVC_UNIT_URLS: `prs=${peer.url}` })
+    const u = await boot(fixtureContracts(), { SVC_UNIT_URLS: `prs=${peer.url}` })
     const body: Body = await (await u.send('POST', '/api/v1/tools/admission/dry-run', prsInput('prs'))).json()
     const verify = body.steps.find((s: Body) => s.name === 'verify')
     expect(verify.verdict).toBe('blocked')
@@ -160,7 +167,7 @@ describe('POST /api/v1/tools/admission/dry-run', () => {
   test('a target that answers 503 fails verify; an unknown target is blocked without a request', async () => {
     const peer = fakePeer((r) => (r.path === '/health' ? json({ ok: true }) : json({ error: 'down' }, 503)))
     open.peers.push(peer)
-    const u = boot(fixtureContracts(), { SVC_UNIT_URLS: `prs=${peer.url}` })
+    const u = await boot(fixtureContracts(), { SVC_UNIT_URLS: `prs=${peer.url}` })
     const failed: Body = await (
       await u.send('POST', '/api/v1/tools/admission/dry-run', prsInput('prs'))
     ).json()
@@ -176,7 +183,7 @@ describe('POST /api/v1/tools/admission/dry-run', () => {
 
   test('a failed checklist item, NONE on a stable tool, an orphan family and missing docs each fail their step', async () => {
     const peer = upPeer()
-    const u = boot(fixtureContracts(), { SVC_UNIT_URLS: `prs=${peer.url}` })
+    const u = await boot(fixtureContracts(), { SVC_UNIT_URLS: `prs=${peer.url}` })
     const input = prsInput('prs')
     input.checklist.fail_closed_documented = 'fail'
     input.compatibility_mode = 'NONE'
@@ -199,14 +206,14 @@ describe('POST /api/v1/tools/admission/dry-run', () => {
     const peer = upPeer()
     const input = prsInput('prs')
     input.consumer_families.push('execution.approval_lane')
-    const u1 = boot(fixtureContracts(), { SVC_UNIT_URLS: `prs=${peer.url}` })
+    const u1 = await boot(fixtureContracts(), { SVC_UNIT_URLS: `prs=${peer.url}` })
     const first: Body = await (await u1.send('POST', '/api/v1/tools/admission/dry-run', input)).json()
     expect(first.steps[2].verdict).toBe('pass')
 
     const changed = fixtureContracts()
     const rms = contractIn(changed, 'rms')
     rms.produces = rms.produces.filter((f) => f.family !== 'execution.approval_lane')
-    const u2 = boot(changed, { SVC_UNIT_URLS: `prs=${peer.url}` })
+    const u2 = await boot(changed, { SVC_UNIT_URLS: `prs=${peer.url}` })
     const second: Body = await (await u2.send('POST', '/api/v1/tools/admission/dry-run', input)).json()
     expect(second.steps[2]).toMatchObject({
       verdict: 'fail',
@@ -218,7 +225,7 @@ describe('POST /api/v1/tools/admission/dry-run', () => {
 
   test('a registered tool that drops a family others require fails compatibility and matrix', async () => {
     const peer = upPeer()
-    const u = boot(fixtureContracts(), { SVC_UNIT_URLS: `rms=${peer.url}` })
+    const u = await boot(fixtureContracts(), { SVC_UNIT_URLS: `rms=${peer.url}` })
     const rms = contractIn(fixtureContracts(), 'rms')
     const input = prsInput('rms')
     input.tool_identity = { tool_key: 'runtime-management', capability_class: 'runtime_management' }
@@ -242,11 +249,11 @@ describe('POST /api/v1/tools/admission/dry-run', () => {
 })
 
 describe('POST /api/v1/contracts/compatibility/check', () => {
-  const check = (u: ReturnType<typeof boot>, body: unknown) =>
+  const check = (u: Awaited<ReturnType<typeof boot>>, body: unknown) =>
     u.send('POST', '/api/v1/contracts/compatibility/check', body)
 
   test('the registered contract is compatible with itself under its registered mode', async () => {
-    const u = boot()
+    const u = await boot()
     const res = await check(u, {
       subject_kind: 'unit',
       subject: 'rms',
@@ -264,7 +271,7 @@ describe('POST /api/v1/contracts/compatibility/check', () => {
   })
 
   test('a unit proposal that drops a required family is incompatible under FORWARD with a verbose reason', async () => {
-    const u = boot()
+    const u = await boot()
     const proposed = contractIn(fixtureContracts(), 'rms')
     proposed.produces = proposed.produces.filter((f) => f.family !== 'execution.approval_lane')
     const body: Body = await (
@@ -277,7 +284,7 @@ describe('POST /api/v1/contracts/compatibility/check', () => {
   })
 
   test('a family proposal with a new required field is BACKWARD-incompatible', async () => {
-    const u = boot()
+    const u = await boot()
     const decl = structuredClone(
       contractIn(fixtureContracts(), 'rms').produces.find((f) => f.family === 'execution.approval_lane')!,
     )
@@ -294,7 +301,7 @@ describe('POST /api/v1/contracts/compatibility/check', () => {
   })
 
   test('a subject with no registered version is compatible and says so', async () => {
-    const u = boot()
+    const u = await boot()
     const decl = {
       family: 'brand.new_family',
       version: '1.0.0',
@@ -311,7 +318,7 @@ describe('POST /api/v1/contracts/compatibility/check', () => {
   })
 
   test('bad input: missing fields, unknown mode, invalid contract, subject mismatch', async () => {
-    const u = boot()
+    const u = await boot()
     const missing = await check(u, { subject: 'rms' })
     expect(missing.status).toBe(400)
     expect(((await missing.json()) as Body).error.code).toBe('validation_failed')
@@ -340,7 +347,7 @@ describe('POST /api/v1/contracts/compatibility/check', () => {
 
   test('transitive modes compare against every contract the repository has shipped', async () => {
     const v1 = fixtureContracts()
-    const first = boot(v1)
+    const first = await boot(v1)
     const dataDir = first.dataDir
     await first.close()
     // The repository moves on: the approval lane loses its optional-free `stale` field.
@@ -348,7 +355,9 @@ describe('POST /api/v1/contracts/compatibility/check', () => {
     const lane = contractIn(v2, 'rms').produces.find((f) => f.family === 'execution.approval_lane')!
     delete lane.fields.stale
     lane.version = '1.1.0'
-    const u = boot(v2, {}, dataDir)
+    // The same database: the data directory, or on a server the same server.
+    const same = first.storage.driver === 'libsql' ? { DATABASE_URL: first.storage.location } : {}
+    const u = await boot(v2, same, dataDir)
     const proposed = structuredClone(lane)
     proposed.version = '1.2.0'
     const plain: Body = await (

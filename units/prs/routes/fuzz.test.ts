@@ -1,12 +1,12 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
-import { bootForTest } from '../../../test/harness.ts'
+import { bootForTestAsync } from '../../../test/harness.ts'
 import { makePrs } from '../index.ts'
 import { CHECKLIST_ITEMS } from '../rules/admission.ts'
 import { contractIn, fixtureContracts, fixtureRepo } from '../testing.ts'
 
 const contracts = fixtureContracts()
-const u = bootForTest(makePrs(contracts), { PRS_REPO_DIR: fixtureRepo(contracts) })
+const u = await bootForTestAsync(makePrs(contracts), { PRS_REPO_DIR: fixtureRepo(contracts) })
 afterAll(() => u.dispose())
 
 const leaf = fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null), fc.double())

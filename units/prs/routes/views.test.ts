@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from 'bun:test'
-import { bootForTest } from '../../../test/harness.ts'
+import { bootForTestAsync } from '../../../test/harness.ts'
 import { makePrs, prs } from '../index.ts'
 import { contractIn, fixtureContracts, fixtureRepo } from '../testing.ts'
 
@@ -8,7 +8,7 @@ type Body = any
 
 const contracts = fixtureContracts()
 // Docs only for some units, so the docs views have something to report.
-const u = bootForTest(makePrs(contracts), { PRS_REPO_DIR: fixtureRepo(contracts, ['prs', 'als']) })
+const u = await bootForTestAsync(makePrs(contracts), { PRS_REPO_DIR: fixtureRepo(contracts, ['prs', 'als']) })
 afterAll(() => u.dispose())
 
 const VIEWS = [
@@ -182,7 +182,7 @@ describe('admission governance', () => {
 
 describe('cached views over HTTP', () => {
   test('the matrix carries a strong ETag; If-None-Match with it is a 304, still with a request id', async () => {
-    const unit = bootForTest(prs)
+    const unit = await bootForTestAsync(prs)
     try {
       const first = await unit.request('/api/v1/contracts/matrix')
       expect(first.status).toBe(200)
