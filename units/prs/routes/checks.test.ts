@@ -356,7 +356,8 @@ describe('POST /api/v1/contracts/compatibility/check', () => {
     delete lane.fields.stale
     lane.version = '1.1.0'
     // The same database: the data directory, or on a server the same server.
-    const same = first.storage.driver === 'libsql' ? { DATABASE_URL: first.storage.location } : {}
+    const same: Record<string, string> =
+      first.storage.driver === 'libsql' ? { DATABASE_URL: first.storage.location } : {}
     const u = await boot(v2, same, dataDir)
     const proposed = structuredClone(lane)
     proposed.version = '1.2.0'
