@@ -29,7 +29,7 @@ async function propose(u: TestUnit<unknown>, headers = WRITER): Promise<Json> {
 
 describe('persistent agents', () => {
   test('declared on the host, listed with learning and workspace; there is no create route', async () => {
-    const u = bootLocal() as TestUnit<unknown>
+    const u = (await bootLocal()) as TestUnit<unknown>
     units.push(u)
     const list = (await (await u.request('/api/v1/persistent-agents', { headers: READER })).json()) as Json
     expect(list.items.map((a: Json) => a.agent_slug)).toEqual(['billing-clerk', 'support-desk'])
@@ -53,7 +53,7 @@ describe('persistent agents', () => {
 describe('learning proposals', () => {
   test('proposer from the authority context; no self-review; review is terminal; activation after approval by another subject', async () => {
     const dir = exampleHostCopy()
-    const u = bootLocal({ RMS_RUNTIME_HOST_DIR: dir }) as TestUnit<unknown>
+    const u = (await bootLocal({ RMS_RUNTIME_HOST_DIR: dir })) as TestUnit<unknown>
     units.push(u)
     const p = await propose(u)
     expect(p).toMatchObject({
@@ -149,7 +149,7 @@ describe('learning proposals', () => {
   })
 
   test('rejected is terminal and can never be activated; a new change needs a new proposal', async () => {
-    const u = bootLocal() as TestUnit<unknown>
+    const u = (await bootLocal()) as TestUnit<unknown>
     units.push(u)
     const p = await propose(u)
     const rej = await u.send(
@@ -187,7 +187,7 @@ describe('learning proposals', () => {
   })
 
   test('proposals only for persistent agents; the body is validated', async () => {
-    const u = bootLocal() as TestUnit<unknown>
+    const u = (await bootLocal()) as TestUnit<unknown>
     units.push(u)
     const res = await u.send(
       'POST',
@@ -213,7 +213,7 @@ describe('learning proposals', () => {
 
 describe('execution approvals (ALS approval lane)', () => {
   test('record, read, decide a pending one once; decisions are final; stale after expiry', async () => {
-    const u = bootLocal() as TestUnit<unknown>
+    const u = (await bootLocal()) as TestUnit<unknown>
     units.push(u)
     const pending = await u.send(
       'POST',

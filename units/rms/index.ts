@@ -4,7 +4,6 @@ import { Elysia, t } from 'elysia'
 import { urlString } from '../../common/config.ts'
 import { Gauge, PROMETHEUS_CONTENT_TYPE } from '../../common/metrics.ts'
 import { migrations } from '../../db/migrations/rms/index.ts'
-import { databaseReady } from '../../db/sqlite.ts'
 import { defineUnit } from '../../runtime/unit.ts'
 import { authorityPlugin, SECURITY_SCHEMES } from './authority.ts'
 import { createControlAgent } from './control.ts'
@@ -96,6 +95,7 @@ export const rms = defineUnit({
     'Manages an agent runtime host (inventory, topology, drift, patches), runs a control agent, and publishes the federation, policy and voice read contracts. Authority is projected, never local.',
   env,
   migrations,
+  libsql: true,
   validate(c) {
     const problems = parseLocalTokens(c.RMS_LOCAL_TOKENS).problems
     if (c.RMS_LEASE_DURATION_S <= c.RMS_RECONCILE_INTERVAL_S) {
@@ -135,16 +135,18 @@ export const rms = defineUnit({
     })
     const auth = authorityPlugin(authority)
     const runtime = createRuntime({
-      db: ctx.db,
+      storage: ctx.storage,
       hostDir,
       sinkConfigured,
       scanCacheMs: c.RMS_HOST_SCAN_CACHE_MS,
     })
-    const adopted = runtime.adoptIfEmpty()
-    if (adopted > 0)
-      ctx.log.info({ resources: adopted, host_dir: hostDir }, 'desired state adopted from the runtime host')
+    // On the storage, so before the first request: an empty database adopts the host as found.
+    const starting = runtime.adoptIfEmpty().then((adopted) => {
+      if (adopted > 0)
+        ctx.log.info({ resources: adopted, host_dir: hostDir }, 'desired state adopted from the runtime host')
+    })
     const control = createControlAgent({
-      db: ctx.db,
+      storage: ctx.storage,
       log: ctx.log,
       registry,
       runtime,
@@ -163,7 +165,7 @@ export const rms = defineUnit({
     const routes = new Elysia({ name: 'rms:routes' })
       .use(
         statusRoutes({
-          sqlite: ctx.sqlite,
+          storage: ctx.storage,
           version: ctx.version,
           migrationHead: migrations[migrations.length - 1]?.tag ?? 'none',
           ephemeral,
@@ -174,13 +176,13 @@ export const rms = defineUnit({
           manifest,
         }),
       )
-      .use(runtimeRoutes({ db: ctx.db, auth, runtime, ephemeral }))
-      .use(setupRoutes({ db: ctx.db, auth, runtime }))
+      .use(runtimeRoutes({ storage: ctx.storage, auth, runtime, ephemeral }))
+      .use(setupRoutes({ storage: ctx.storage, auth, runtime }))
       .use(federationRoutes({ auth, runtime }))
-      .use(auditRoutes({ db: ctx.db, auth }))
+      .use(auditRoutes({ storage: ctx.storage, auth }))
       .use(
         controlRoutes({
-          db: ctx.db,
+          storage: ctx.storage,
           auth,
           control,
           runtime,
@@ -191,9 +193,11 @@ export const rms = defineUnit({
           watchdogIntervalS: c.RMS_WATCHDOG_INTERVAL_S,
         }),
       )
-      .use(persistentRoutes({ db: ctx.db, auth, runtime, sinkConfigured }))
+      .use(persistentRoutes({ storage: ctx.storage, auth, runtime, sinkConfigured }))
       .use(policyRoutes({ auth, authority, runtime }))
-      .use(executionRoutes({ db: ctx.db, auth, approvalTtlS: c.RMS_APPROVAL_TTL_S, sinkConfigured }))
+      .use(
+        executionRoutes({ storage: ctx.storage, auth, approvalTtlS: c.RMS_APPROVAL_TTL_S, sinkConfigured }),
+      )
       .use(
         new Elysia({ name: 'rms:metrics' }).use(auth).get(
           '/metrics',
@@ -211,7 +215,7 @@ export const rms = defineUnit({
           },
         ),
       )
-    return { routes, background: c.RMS_CONTROL_AGENT_ENABLED ? [control.task] : [] }
+    return { routes, starting, background: c.RMS_CONTROL_AGENT_ENABLED ? [control.task] : [] }
   },
 })
 
@@ -222,10 +226,10 @@ function registerGauges(
   ephemeral: boolean,
 ) {
   const registers = [ctx.metrics.registry]
-  const db = ctx.db
-  const safe = (f: () => void) => {
+  const storage = ctx.storage
+  const safe = async (f: () => void | Promise<void>) => {
     try {
-      f()
+      await f()
     } catch {
       // a scrape must never fail because one signal could not be read
     }
@@ -244,8 +248,8 @@ function registerGauges(
     help: '1 when the SQLite database answers.',
     labelNames: ['mode'] as const,
     registers,
-    collect() {
-      this.set({ mode: ephemeral ? 'ephemeral' : 'durable' }, databaseReady(ctx.sqlite) ? 1 : 0)
+    async collect() {
+      this.set({ mode: ephemeral ? 'ephemeral' : 'durable' }, (await storage.ready()) ? 1 : 0)
     },
   })
   new Gauge({
@@ -261,10 +265,10 @@ function registerGauges(
     help: 'Agents on the runtime host, by lifecycle state.',
     labelNames: ['lifecycle_state'] as const,
     registers,
-    collect() {
+    async collect() {
       this.reset()
-      safe(() => {
-        for (const a of runtime.catalog().agents) this.inc({ lifecycle_state: a.lifecycle_state })
+      await safe(async () => {
+        for (const a of (await runtime.catalog()).agents) this.inc({ lifecycle_state: a.lifecycle_state })
       })
     },
   })
@@ -273,9 +277,9 @@ function registerGauges(
     help: 'Drift between desired state and runtime host, by severity.',
     labelNames: ['severity'] as const,
     registers,
-    collect() {
-      safe(() => {
-        const d = runtime.drift().summary
+    async collect() {
+      await safe(async () => {
+        const d = (await runtime.drift()).summary
         for (const s of SEVERITIES) this.set({ severity: s }, d.counts[s])
       })
     },
@@ -286,22 +290,20 @@ function registerGauges(
     labelNames: ['state'] as const,
     registers,
     async collect() {
-      try {
-        const o = await store.outboxCounts(db)
+      await safe(async () => {
+        const o = await store.outboxCounts(storage)
         this.set({ state: 'pending' }, o.pending)
         this.set({ state: 'delivered' }, o.delivered)
         this.set({ state: 'dead' }, o.dead)
-      } catch {
-        // a scrape must never fail because one signal could not be read
-      }
+      })
     },
   })
   new Gauge({
     name: 'svc_rms_persistent_agents',
     help: 'Persistent agents declared on the runtime host.',
     registers,
-    collect() {
-      safe(() => this.set(runtime.catalog().agents.filter((a) => a.persistent).length))
+    async collect() {
+      await safe(async () => this.set((await runtime.catalog()).agents.filter((a) => a.persistent).length))
     },
   })
   new Gauge({
@@ -309,9 +311,9 @@ function registerGauges(
     help: 'Learning proposals, by state.',
     labelNames: ['state'] as const,
     registers,
-    collect() {
-      safe(() => {
-        const counts = new Map(store.proposalCounts(db).map((r) => [r.state, r.n]))
+    async collect() {
+      await safe(async () => {
+        const counts = new Map((await store.proposalCounts(storage.db)).map((r) => [r.state, r.n]))
         for (const s of ['pending_review', 'approved', 'rejected'])
           this.set({ state: s }, counts.get(s as never) ?? 0)
       })

@@ -2,14 +2,14 @@ import { Elysia, t } from 'elysia'
 import { AppError, notFound, unprocessable } from '../../../common/errors.ts'
 import { rejectUnknownFields } from '../../../common/schema.ts'
 import { newId, nowIso } from '../../../common/time.ts'
-import type { Db } from '../../../db/sqlite.ts'
+import type { Storage } from '../../../db/storage.ts'
 import { type AuthorityPlugin, mark } from '../authority.ts'
 import { Approval, ApprovalRecordRequest, Approvals, LimitQuery } from '../model.ts'
 import * as store from '../store.ts'
 import { READ_ERRORS, WRITE_ERRORS } from './runtime.ts'
 
 export interface ExecutionDeps {
-  db: Db
+  storage: Storage
   auth: AuthorityPlugin
   approvalTtlS: number
   sinkConfigured: boolean
@@ -41,8 +41,10 @@ export const executionRoutes = (deps: ExecutionDeps) =>
       app
         .get(
           '/api/v1/execution/approvals',
-          ({ authority, query }) => {
-            const items = store.listApprovals(deps.db, query.limit ?? 100).map((r) => approvalView(r))
+          async ({ authority, query }) => {
+            const items = (await store.listApprovals(deps.storage.db, query.limit ?? 100)).map((r) =>
+              approvalView(r),
+            )
             return { items, count: items.length, ...mark(authority) }
           },
           {
@@ -53,8 +55,8 @@ export const executionRoutes = (deps: ExecutionDeps) =>
         )
         .get(
           '/api/v1/execution/approvals/:approval_id',
-          ({ authority, params }) => {
-            const r = store.findApproval(deps.db, params.approval_id)
+          async ({ authority, params }) => {
+            const r = await store.findApproval(deps.storage.db, params.approval_id)
             if (!r) throw notFound('approval_not_found', 'No approval has this id.')
             return { ...approvalView(r), ...mark(authority) }
           },
@@ -68,7 +70,7 @@ export const executionRoutes = (deps: ExecutionDeps) =>
     .guard({ access: 'write' }, (app) =>
       app.post(
         '/api/v1/execution/approvals',
-        ({ authority, body, set }) => {
+        async ({ authority, body, set }) => {
           if (body.decision === 'approved' && !body.policy_approved) {
             throw unprocessable(
               'policy_approval_required',
@@ -84,51 +86,49 @@ export const executionRoutes = (deps: ExecutionDeps) =>
           const approvalId = body.approval_id ?? newId()
           const now = nowIso()
           let created = false
-          deps.db.transaction(
-            (tx) => {
-              const existing = store.findApproval(tx, approvalId)
-              if (existing && existing.decision !== 'pending') {
-                throw new AppError(
-                  409,
-                  'approval_decided',
-                  `The approval is already ${existing.decision}; decisions are final.`,
-                )
-              }
-              if (existing && existing.proposalRef !== body.proposal_ref) {
-                throw new AppError(409, 'proposal_ref_mismatch', 'The approval belongs to another proposal.')
-              }
-              created = !existing
-              store.saveApproval(tx, {
-                approvalId,
-                proposalRef: body.proposal_ref,
-                decision: body.decision,
-                policyApproved: body.policy_approved,
-                humanApproved: body.human_approved,
-                decidedAt: body.decision === 'pending' ? null : now,
-                decidedBy: authority.subject,
-                recordedAt: now,
-                expiresAt: new Date(
-                  Date.now() + (body.valid_for_s ?? deps.approvalTtlS) * 1000,
-                ).toISOString(),
-              })
-              store.audit(
-                tx,
-                {
-                  kind: 'execution_approval.recorded',
-                  actor: authority.subject,
-                  authoritySource: authority.authority_source,
-                  resourceKind: 'execution_approval',
-                  resourceId: approvalId,
-                  outcome: 'recorded',
-                  details: { proposal_ref: body.proposal_ref, decision: body.decision },
-                },
-                deps.sinkConfigured,
+          await deps.storage.transaction(async (tx) => {
+            const existing = await store.findApproval(tx, approvalId)
+            if (existing && existing.decision !== 'pending') {
+              throw new AppError(
+                409,
+                'approval_decided',
+                `The approval is already ${existing.decision}; decisions are final.`,
               )
-            },
-            { behavior: 'immediate' },
-          )
+            }
+            if (existing && existing.proposalRef !== body.proposal_ref) {
+              throw new AppError(409, 'proposal_ref_mismatch', 'The approval belongs to another proposal.')
+            }
+            created = !existing
+            await store.saveApproval(tx, {
+              approvalId,
+              proposalRef: body.proposal_ref,
+              decision: body.decision,
+              policyApproved: body.policy_approved,
+              humanApproved: body.human_approved,
+              decidedAt: body.decision === 'pending' ? null : now,
+              decidedBy: authority.subject,
+              recordedAt: now,
+              expiresAt: new Date(Date.now() + (body.valid_for_s ?? deps.approvalTtlS) * 1000).toISOString(),
+            })
+            await store.audit(
+              tx,
+              {
+                kind: 'execution_approval.recorded',
+                actor: authority.subject,
+                authoritySource: authority.authority_source,
+                resourceKind: 'execution_approval',
+                resourceId: approvalId,
+                outcome: 'recorded',
+                details: { proposal_ref: body.proposal_ref, decision: body.decision },
+              },
+              deps.sinkConfigured,
+            )
+          })
           set.status = created ? 201 : 200
-          return { ...approvalView(store.findApproval(deps.db, approvalId)!), ...mark(authority) }
+          return {
+            ...approvalView((await store.findApproval(deps.storage.db, approvalId))!),
+            ...mark(authority),
+          }
         },
         {
           body: ApprovalRecordRequest,

@@ -1,15 +1,14 @@
-import type { Database } from 'bun:sqlite'
 import { Elysia, type Static } from 'elysia'
 import { nowIso } from '../../../common/time.ts'
 import { buildCommit } from '../../../common/version.ts'
-import { databaseReady } from '../../../db/sqlite.ts'
+import type { Storage } from '../../../db/storage.ts'
 import type { AuthorityService } from '../authority.ts'
 import type { ControlAgent } from '../control.ts'
 import { Health, Manifest, Ready, Version } from '../model.ts'
 import type { RuntimeService } from '../service/runtime.ts'
 
 export interface StatusDeps {
-  sqlite: Database
+  storage: Storage
   version: string
   migrationHead: string
   ephemeral: boolean
@@ -70,9 +69,9 @@ export const statusRoutes = (deps: StatusDeps) => {
           await deps.authority.refreshProjection()
         }
         const a = deps.authority.status()
-        const db = databaseReady(deps.sqlite)
+        const db = await deps.storage.ready()
         const host = deps.runtime.snapshot()
-        const watchdog = deps.control.watchdog()
+        const watchdog = await deps.control.watchdog()
         const warnings: string[] = []
         let degraded = a.degraded
         if (!a.projection_layer_configured) {
@@ -131,7 +130,7 @@ export const statusRoutes = (deps: StatusDeps) => {
           },
           control_agent: {
             loop_running: deps.control.loopRunning(),
-            holds_lease: deps.control.holdsLease(),
+            holds_lease: await deps.control.holdsLease(),
             watchdog: watchdog.state,
           },
         } satisfies Static<typeof Ready>
