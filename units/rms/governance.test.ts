@@ -2,7 +2,9 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { eq } from 'drizzle-orm'
 import type { Json, TestUnit } from '../../test/harness.ts'
+import { executionApprovals } from './tables.ts'
 import { bearer, bootLocal, exampleHostCopy, TOKENS } from './testing.ts'
 
 const WRITER = bearer(TOKENS.write)
@@ -301,10 +303,12 @@ describe('execution approvals (ALS approval lane)', () => {
       WRITER,
     )
     const id = ((await short.json()) as Json).approval_id as string
-    u.database.sqlite.run(
-      "UPDATE execution_approvals SET expires_at = '2020-01-01T00:00:00.000Z' WHERE approval_id = ?",
-      [id],
-    )
+    await u.ctx.storage.transaction(async (tx) => {
+      await tx
+        .update(executionApprovals)
+        .set({ expiresAt: '2020-01-01T00:00:00.000Z' })
+        .where(eq(executionApprovals.approvalId, id))
+    })
     const stale = (await (
       await u.request(`/api/v1/execution/approvals/${id}`, { headers: READER })
     ).json()) as Json

@@ -214,6 +214,37 @@ describe('runtime host', () => {
     expect(bad.status).toBe(409)
   })
 
+  test('two concurrent applies: one rollout, the other finds the plan applied or stale', async () => {
+    const dir = exampleHostCopy()
+    const u = await boot(dir)
+    const agent = readDoc(dir, 'agents/a-research-worker.json')
+    const change = (name: string) => ({
+      op: 'upsert',
+      kind: 'agent',
+      resource_id: 'a-research-worker',
+      document: { ...agent, display_name: name },
+    })
+    // The same plan twice, and two plans from the same base: exactly one apply of each pair wins.
+    const one = await post(u, '/api/v1/runtime-host/patch/plan', { changes: [change('R3')] })
+    const same = await Promise.all(
+      [1, 2].map(() => u.send('POST', '/api/v1/runtime-host/patch/apply', { plan_id: one.plan_id }, W)),
+    )
+    expect(same.map((r) => r.status).sort()).toEqual([200, 409])
+    const [p1, p2] = await Promise.all(
+      ['R4', 'R5'].map((n) => post(u, '/api/v1/runtime-host/patch/plan', { changes: [change(n)] })),
+    )
+    const rival = await Promise.all(
+      [p1, p2].map((p) => u.send('POST', '/api/v1/runtime-host/patch/apply', { plan_id: p.plan_id }, W)),
+    )
+    expect(rival.map((r) => r.status).sort()).toEqual([200, 409])
+    const loser = (await rival.find((r) => r.status === 409)!.json()) as Json
+    expect(loser.error.code).toBe('plan_stale')
+    const history = await get(u, '/api/v1/rollouts/history')
+    expect(history.items.filter((r: Json) => r.status === 'applied')).toHaveLength(2)
+    const winner = rival[0]!.status === 200 ? 'R4' : 'R5'
+    expect(readDoc(dir, 'agents/a-research-worker.json').display_name).toBe(winner)
+    expect((await get(u, '/api/v1/drift/summary')).state).toBe('in_sync')
+  })
   test('changes: desired documents are validated and may not break references', async () => {
     const dir = exampleHostCopy()
     const u = await boot(dir)
