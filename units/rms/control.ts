@@ -123,11 +123,25 @@ export function createControlAgent(opts: ControlOptions) {
   /** RMS's lease (generation, renewals, transitions) as the poller's lease. */
   const reconcileLease: PollerLease = {
     durationMs: opts.leaseDurationS * 1000,
-    acquire: async () => (await takeLease()).held,
-    // After the reconcile in flight (a manual one may run while the loop stops).
+    // A database that does not answer is no lease held (the poller also renews from a timer,
+    // where a rejection would go unhandled).
+    acquire: async () => {
+      try {
+        return (await takeLease()).held
+      } catch (err) {
+        opts.log.error({ err: (err as Error).message }, 'reconcile lease check failed')
+        return false
+      }
+    },
+    // After the reconcile in flight (a manual one may run while the loop stops). A release the
+    // database does not take (a server gone) is logged: the lease then simply runs out.
     release: async () => {
-      await running?.promise
-      await store.releaseLease(opts.storage, RECONCILE_LEASE, holder)
+      try {
+        await running?.promise.catch(() => undefined)
+        await store.releaseLease(opts.storage, RECONCILE_LEASE, holder)
+      } catch (err) {
+        opts.log.warn({ err: (err as Error).message }, 'lease release failed')
+      }
     },
   }
 
@@ -242,11 +256,7 @@ export function createControlAgent(opts: ControlOptions) {
     async stop() {
       await Promise.all([loop.stop(), watchdogLoop.stop()])
       // A manual reconcile may hold the lease while the loop never ran: release it either way.
-      try {
-        await reconcileLease.release()
-      } catch (err) {
-        opts.log.warn({ err: (err as Error).message }, 'lease release failed')
-      }
+      await reconcileLease.release()
     },
   }
 

@@ -4,6 +4,7 @@ import { Elysia, t } from 'elysia'
 import { urlString } from '../../common/config.ts'
 import { Gauge, PROMETHEUS_CONTENT_TYPE } from '../../common/metrics.ts'
 import { migrations } from '../../db/migrations/rms/index.ts'
+import type { Storage } from '../../db/storage.ts'
 import { defineUnit } from '../../runtime/unit.ts'
 import { authorityPlugin, SECURITY_SCHEMES } from './authority.ts'
 import { createControlAgent } from './control.ts'
@@ -121,6 +122,9 @@ export const rms = defineUnit({
     const ephemeral = c.DATABASE_URL === ':memory:'
     const sinkConfigured = Boolean(c.RMS_EVENT_SINK_URL)
     const registry = ctx.metrics.registry
+    const storage = store.guardedStorage(ctx.storage, (err) =>
+      ctx.log.error({ err: (err as Error).message }, 'storage failure'),
+    )
 
     const authority = createAuthority({
       baseUrl: c.SVC_CONTEXT_BASE_URL?.replace(/\/+$/, ''),
@@ -135,7 +139,7 @@ export const rms = defineUnit({
     })
     const auth = authorityPlugin(authority)
     const runtime = createRuntime({
-      storage: ctx.storage,
+      storage,
       hostDir,
       sinkConfigured,
       scanCacheMs: c.RMS_HOST_SCAN_CACHE_MS,
@@ -146,7 +150,7 @@ export const rms = defineUnit({
         ctx.log.info({ resources: adopted, host_dir: hostDir }, 'desired state adopted from the runtime host')
     })
     const control = createControlAgent({
-      storage: ctx.storage,
+      storage,
       log: ctx.log,
       registry,
       runtime,
@@ -159,13 +163,13 @@ export const rms = defineUnit({
         ? { url: c.RMS_EVENT_SINK_URL, token: c.RMS_EVENT_SINK_TOKEN, timeoutMs: c.RMS_AUTHORITY_TIMEOUT_MS }
         : undefined,
     })
-    registerGauges(ctx, runtime, ephemeral)
+    registerGauges(ctx, storage, runtime, ephemeral)
 
     const manifest = shippedManifest()
     const routes = new Elysia({ name: 'rms:routes' })
       .use(
         statusRoutes({
-          storage: ctx.storage,
+          storage,
           version: ctx.version,
           migrationHead: migrations[migrations.length - 1]?.tag ?? 'none',
           ephemeral,
@@ -176,13 +180,13 @@ export const rms = defineUnit({
           manifest,
         }),
       )
-      .use(runtimeRoutes({ storage: ctx.storage, auth, runtime, ephemeral }))
-      .use(setupRoutes({ storage: ctx.storage, auth, runtime }))
+      .use(runtimeRoutes({ storage, auth, runtime, ephemeral }))
+      .use(setupRoutes({ storage, auth, runtime }))
       .use(federationRoutes({ auth, runtime }))
-      .use(auditRoutes({ storage: ctx.storage, auth }))
+      .use(auditRoutes({ storage, auth }))
       .use(
         controlRoutes({
-          storage: ctx.storage,
+          storage,
           auth,
           control,
           runtime,
@@ -193,11 +197,9 @@ export const rms = defineUnit({
           watchdogIntervalS: c.RMS_WATCHDOG_INTERVAL_S,
         }),
       )
-      .use(persistentRoutes({ storage: ctx.storage, auth, runtime, sinkConfigured }))
+      .use(persistentRoutes({ storage, auth, runtime, sinkConfigured }))
       .use(policyRoutes({ auth, authority, runtime }))
-      .use(
-        executionRoutes({ storage: ctx.storage, auth, approvalTtlS: c.RMS_APPROVAL_TTL_S, sinkConfigured }),
-      )
+      .use(executionRoutes({ storage, auth, approvalTtlS: c.RMS_APPROVAL_TTL_S, sinkConfigured }))
       .use(
         new Elysia({ name: 'rms:metrics' }).use(auth).get(
           '/metrics',
@@ -222,11 +224,11 @@ export const rms = defineUnit({
 /** Service, persistence, runtime, drift, outbox and persistent-governance gauges, computed at scrape. */
 function registerGauges(
   ctx: Parameters<(typeof rms)['build']>[0],
+  storage: Storage,
   runtime: ReturnType<typeof createRuntime>,
   ephemeral: boolean,
 ) {
   const registers = [ctx.metrics.registry]
-  const storage = ctx.storage
   const safe = async (f: () => void | Promise<void>) => {
     try {
       await f()

@@ -109,4 +109,36 @@ describe.skipIf(!sqldBinary())('two rms replicas on one sqld', () => {
       await sqld.stop()
     }
   }, 60_000)
+
+  test('the server gone: /ready says not ready, reads and writes answer 503, and SIGTERM still exits 0', async () => {
+    const sqld = await startSqld()
+    const u = await runUnitProcess('rms', '/health', {
+      DATABASE_URL: sqld.url,
+      RMS_LOCAL_TOKENS: LOCAL_TOKENS,
+      SVC_DATA_DIR: tempDir('svc-rms-rep-'),
+    })
+    try {
+      for (let i = 0; i < 100 && !(await getJson(`${u.url}/api/v1/control-agent/status`)).holds_lease; i++)
+        await Bun.sleep(50)
+      await sqld.stop()
+      const ready = await fetch(`${u.url}/ready`)
+      expect(ready.status).toBe(503)
+      expect(((await ready.json()) as Json).status).toBe('not_ready')
+      const audit = await fetch(`${u.url}/api/v1/audit/events`, { headers: W })
+      expect(audit.status).toBe(503)
+      const body = (await audit.json()) as Json
+      expect(body.error.code).toBe('persistence_unavailable')
+      expect(JSON.stringify(body)).not.toContain('select')
+      const write = await post(`${u.url}/api/v1/execution/approvals`, {
+        proposal_ref: 'als:proposal:gone',
+        decision: 'pending',
+        policy_approved: false,
+        human_approved: false,
+      })
+      expect(write.status).toBe(503)
+      expect(((await write.json()) as Json).error.code).toBe('persistence_unavailable')
+    } finally {
+      expect(await u.stop()).toBe(0)
+    }
+  }, 30_000)
 })

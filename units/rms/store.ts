@@ -1,5 +1,7 @@
 import { and, asc, count, desc, eq, lt, sql } from 'drizzle-orm'
+import { AppError, unavailable } from '../../common/errors.ts'
 import { newId, nowIso } from '../../common/time.ts'
+import { StorageGuard } from '../../db/guard.ts'
 import { enqueueIn, type OutboxDb, outboxSummary } from '../../db/outbox.ts'
 import type { Sql, Storage } from '../../db/storage.ts'
 import type { ResourceKind } from './model/host.ts'
@@ -24,19 +26,56 @@ import {
  * and reconcile-run functions, which open their own transaction.
  */
 
+/**
+ * A read the database does not answer (a libSQL server gone, a file gone) is the 503 of
+ * `db/guard.ts` rather than a 500; a refusal passes through. Writes get the same from the guarded
+ * storage's transaction (`guardedStorage`).
+ */
+function guarded<A extends unknown[], R>(read: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+  return async (...args) => {
+    try {
+      return await read(...args)
+    } catch (err) {
+      if (err instanceof AppError) throw err
+      throw unavailable('persistence_unavailable', 'The store is unavailable.')
+    }
+  }
+}
+
+/**
+ * The unit's storage with its writes guarded (`StorageGuard`): a transaction the database does not
+ * take is the 503 and degrades readiness until a write succeeds; a refusal (AppError) thrown in a
+ * body rolls back and passes through as before.
+ */
+export function guardedStorage(storage: Storage, onFailure: (err: unknown) => void): Storage {
+  const guard = new StorageGuard(storage, { onFailure })
+  return {
+    driver: storage.driver,
+    location: storage.location,
+    db: storage.db,
+    ...(storage.embedded ? { embedded: storage.embedded } : {}),
+    transaction: (fn) => guard.write(fn),
+    ready: () => guard.ready(),
+    close: () => storage.close(),
+  }
+}
+
 // ---------- desired state ----------
 
-export async function loadDesired(db: Sql): Promise<Map<string, DesiredResource>> {
+export const loadDesired = guarded(async function loadDesired(
+  db: Sql,
+): Promise<Map<string, DesiredResource>> {
   const out = new Map<string, DesiredResource>()
   for (const r of await db.select().from(desiredResources).all()) {
     const kind = r.kind as ResourceKind
     out.set(resourceKey(kind, r.resourceId), { kind, id: r.resourceId, doc: r.document, hash: r.hash })
   }
   return out
-}
+})
 
-export const desiredCount = async (db: Sql) =>
-  (await db.select({ n: count() }).from(desiredResources).get())?.n ?? 0
+export const desiredCount = guarded(
+  async (db: Sql) => (await db.select({ n: count() }).from(desiredResources).get())?.n ?? 0,
+)
 
 export async function upsertDesired(
   w: Sql,
@@ -120,7 +159,10 @@ export function auditView(r: typeof auditEvents.$inferSelect) {
   }
 }
 
-export async function listAudit(db: Sql, q: { kindPrefix?: string; before?: string; limit: number }) {
+export const listAudit = guarded(async function listAudit(
+  db: Sql,
+  q: { kindPrefix?: string; before?: string; limit: number },
+) {
   const where = and(
     q.kindPrefix ? sql`substr(${auditEvents.kind}, 1, ${q.kindPrefix.length}) = ${q.kindPrefix}` : undefined,
     q.before ? lt(auditEvents.eventId, q.before) : undefined,
@@ -133,13 +175,13 @@ export async function listAudit(db: Sql, q: { kindPrefix?: string; before?: stri
     .limit(q.limit)
     .all()
   return rows.map(auditView)
-}
+})
 
 /** Audit events in the outbox to the event sink, by state. */
-export async function outboxCounts(db: OutboxDb) {
+export const outboxCounts = guarded(async function outboxCounts(db: OutboxDb) {
   const s = await outboxSummary(db, EVENT_SINK)
   return { pending: s.pending, delivered: s.delivered, dead: s.dead }
-}
+})
 
 // ---------- patch plans and rollouts ----------
 
@@ -163,17 +205,22 @@ export async function insertRollout(w: Sql, row: typeof rollouts.$inferInsert) {
   await w.insert(rollouts).values(row).run()
 }
 
-export const findRollout = async (db: Sql, rolloutId: string) =>
-  await db.select().from(rollouts).where(eq(rollouts.rolloutId, rolloutId)).get()
+export const findRollout = guarded(
+  async (db: Sql, rolloutId: string) =>
+    await db.select().from(rollouts).where(eq(rollouts.rolloutId, rolloutId)).get(),
+)
 
-export const findPlan = async (db: Sql, planId: string) =>
-  db.select().from(patchPlans).where(eq(patchPlans.planId, planId)).get()
+export const findPlan = guarded(async (db: Sql, planId: string) =>
+  db.select().from(patchPlans).where(eq(patchPlans.planId, planId)).get(),
+)
 
-export async function listRollouts(db: Sql, limit: number) {
+export const listRollouts = guarded(async function listRollouts(db: Sql, limit: number) {
   return await db.select().from(rollouts).orderBy(desc(rollouts.startedAt)).limit(limit).all()
-}
+})
 
-export const rolloutCount = async (db: Sql) => (await db.select({ n: count() }).from(rollouts).get())?.n ?? 0
+export const rolloutCount = guarded(
+  async (db: Sql) => (await db.select({ n: count() }).from(rollouts).get())?.n ?? 0,
+)
 
 // ---------- leases ----------
 
@@ -261,19 +308,22 @@ export async function releaseLease(storage: Storage, name: string, holder: strin
   })
 }
 
-export const listLeases = async (db: Sql) => await db.select().from(leases).orderBy(asc(leases.name)).all()
+export const listLeases = guarded(
+  async (db: Sql) => await db.select().from(leases).orderBy(asc(leases.name)).all(),
+)
 
-export const findLease = async (db: Sql, name: string) =>
-  await db.select().from(leases).where(eq(leases.name, name)).get()
+export const findLease = guarded(
+  async (db: Sql, name: string) => await db.select().from(leases).where(eq(leases.name, name)).get(),
+)
 
-export async function listTransitions(db: Sql, limit: number) {
+export const listTransitions = guarded(async function listTransitions(db: Sql, limit: number) {
   return await db
     .select()
     .from(leaseTransitions)
     .orderBy(desc(leaseTransitions.transitionId))
     .limit(limit)
     .all()
-}
+})
 
 // ---------- reconcile runs ----------
 
@@ -311,11 +361,11 @@ export async function finishRun(
   })
 }
 
-export async function lastRuns(db: Sql, limit: number) {
+export const lastRuns = guarded(async function lastRuns(db: Sql, limit: number) {
   return await db.select().from(reconcileRuns).orderBy(desc(reconcileRuns.runId)).limit(limit).all()
-}
+})
 
-export async function lastFinishedRun(db: Sql) {
+export const lastFinishedRun = guarded(async function lastFinishedRun(db: Sql) {
   return await db
     .select()
     .from(reconcileRuns)
@@ -323,15 +373,15 @@ export async function lastFinishedRun(db: Sql) {
     .orderBy(desc(reconcileRuns.finishedAt))
     .limit(1)
     .get()
-}
+})
 
-export async function reconcileCounts(db: Sql) {
+export const reconcileCounts = guarded(async function reconcileCounts(db: Sql) {
   return await db
     .select({ outcome: reconcileRuns.outcome, n: count() })
     .from(reconcileRuns)
     .groupBy(reconcileRuns.outcome)
     .all()
-}
+})
 
 // ---------- learning proposals ----------
 
@@ -341,21 +391,23 @@ export async function insertProposal(w: Sql, row: typeof learningProposals.$infe
   await w.insert(learningProposals).values(row).run()
 }
 
-export const findProposal = async (db: Sql, slug: string, id: string) =>
-  await db
-    .select()
-    .from(learningProposals)
-    .where(and(eq(learningProposals.agentSlug, slug), eq(learningProposals.proposalId, id)))
-    .get()
+export const findProposal = guarded(
+  async (db: Sql, slug: string, id: string) =>
+    await db
+      .select()
+      .from(learningProposals)
+      .where(and(eq(learningProposals.agentSlug, slug), eq(learningProposals.proposalId, id)))
+      .get(),
+)
 
-export async function listProposals(db: Sql, slug: string) {
+export const listProposals = guarded(async function listProposals(db: Sql, slug: string) {
   return await db
     .select()
     .from(learningProposals)
     .where(eq(learningProposals.agentSlug, slug))
     .orderBy(desc(learningProposals.proposalId))
     .all()
-}
+})
 
 export async function updateProposal(
   w: Sql,
@@ -365,15 +417,15 @@ export async function updateProposal(
   await w.update(learningProposals).set(set).where(eq(learningProposals.proposalId, id)).run()
 }
 
-export async function proposalCounts(db: Sql) {
+export const proposalCounts = guarded(async function proposalCounts(db: Sql) {
   return await db
     .select({ state: learningProposals.state, n: count() })
     .from(learningProposals)
     .groupBy(learningProposals.state)
     .all()
-}
+})
 
-export async function pendingProposalsByAgent(db: Sql) {
+export const pendingProposalsByAgent = guarded(async function pendingProposalsByAgent(db: Sql) {
   const rows = await db
     .select({ slug: learningProposals.agentSlug, n: count() })
     .from(learningProposals)
@@ -381,14 +433,16 @@ export async function pendingProposalsByAgent(db: Sql) {
     .groupBy(learningProposals.agentSlug)
     .all()
   return new Map(rows.map((r) => [r.slug, r.n]))
-}
+})
 
 // ---------- execution approvals ----------
 
 export type ApprovalRow = typeof executionApprovals.$inferSelect
 
-export const findApproval = async (db: Sql, id: string) =>
-  await db.select().from(executionApprovals).where(eq(executionApprovals.approvalId, id)).get()
+export const findApproval = guarded(
+  async (db: Sql, id: string) =>
+    await db.select().from(executionApprovals).where(eq(executionApprovals.approvalId, id)).get(),
+)
 
 export async function saveApproval(w: Sql, row: typeof executionApprovals.$inferInsert) {
   await w
@@ -398,11 +452,11 @@ export async function saveApproval(w: Sql, row: typeof executionApprovals.$infer
     .run()
 }
 
-export async function listApprovals(db: Sql, limit: number) {
+export const listApprovals = guarded(async function listApprovals(db: Sql, limit: number) {
   return await db
     .select()
     .from(executionApprovals)
     .orderBy(desc(executionApprovals.recordedAt))
     .limit(limit)
     .all()
-}
+})
