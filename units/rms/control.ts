@@ -56,7 +56,7 @@ export function createControlAgent(opts: ControlOptions) {
     help: '1 while this process holds the reconcile lease.',
     registers: [opts.registry],
     async collect() {
-      this.set((await holdsLease()) ? 1 : 0)
+      await scrapeSafely(async () => this.set((await holdsLease()) ? 1 : 0))
     },
   })
   new Gauge({
@@ -64,7 +64,7 @@ export function createControlAgent(opts: ControlOptions) {
     help: '1 when the watchdog sees a stalled reconcile.',
     registers: [opts.registry],
     async collect() {
-      this.set((await watchdog()).state === 'stalled' ? 1 : 0)
+      await scrapeSafely(async () => this.set((await watchdog()).state === 'stalled' ? 1 : 0))
     },
   })
   new Gauge({
@@ -72,8 +72,10 @@ export function createControlAgent(opts: ControlOptions) {
     help: 'When the last reconcile finished (any holder), as a Unix time.',
     registers: [opts.registry],
     async collect() {
-      const last = await store.lastFinishedRun(opts.storage.db)
-      this.set(last?.finishedAt ? Date.parse(last.finishedAt) / 1000 : 0)
+      await scrapeSafely(async () => {
+        const last = await store.lastFinishedRun(opts.storage.db)
+        this.set(last?.finishedAt ? Date.parse(last.finishedAt) / 1000 : 0)
+      })
     },
   })
   const delivered = new Counter({
@@ -273,6 +275,15 @@ export function createControlAgent(opts: ControlOptions) {
     nextRunAt: () => loop.stats().next_run_at,
     lastWatchdogCheck: () => lastWatchdog,
     startedAt,
+  }
+}
+
+/** Run one gauge's read; a scrape never fails because one signal could not be read. */
+export async function scrapeSafely(read: () => unknown): Promise<void> {
+  try {
+    await read()
+  } catch {
+    // the gauge keeps its last value
   }
 }
 

@@ -7,7 +7,7 @@ import { migrations } from '../../db/migrations/rms/index.ts'
 import type { Storage } from '../../db/storage.ts'
 import { defineUnit } from '../../runtime/unit.ts'
 import { authorityPlugin, SECURITY_SCHEMES } from './authority.ts'
-import { createControlAgent } from './control.ts'
+import { createControlAgent, scrapeSafely } from './control.ts'
 import { shippedManifest } from './manifest.ts'
 import { meta } from './meta.ts'
 import { auditRoutes } from './routes/audit.ts'
@@ -229,13 +229,6 @@ function registerGauges(
   ephemeral: boolean,
 ) {
   const registers = [ctx.metrics.registry]
-  const safe = async (f: () => void | Promise<void>) => {
-    try {
-      await f()
-    } catch {
-      // a scrape must never fail because one signal could not be read
-    }
-  }
   new Gauge({
     name: 'svc_service_info',
     help: 'Always 1; labels carry the running version.',
@@ -247,7 +240,7 @@ function registerGauges(
   })
   new Gauge({
     name: 'svc_persistence_ready',
-    help: '1 when the SQLite database answers.',
+    help: '1 when the database answers and the last write did not fail.',
     labelNames: ['mode'] as const,
     registers,
     async collect() {
@@ -269,7 +262,7 @@ function registerGauges(
     registers,
     async collect() {
       this.reset()
-      await safe(async () => {
+      await scrapeSafely(async () => {
         for (const a of (await runtime.catalog()).agents) this.inc({ lifecycle_state: a.lifecycle_state })
       })
     },
@@ -280,7 +273,7 @@ function registerGauges(
     labelNames: ['severity'] as const,
     registers,
     async collect() {
-      await safe(async () => {
+      await scrapeSafely(async () => {
         const d = (await runtime.drift()).summary
         for (const s of SEVERITIES) this.set({ severity: s }, d.counts[s])
       })
@@ -292,7 +285,7 @@ function registerGauges(
     labelNames: ['state'] as const,
     registers,
     async collect() {
-      await safe(async () => {
+      await scrapeSafely(async () => {
         const o = await store.outboxCounts(storage)
         this.set({ state: 'pending' }, o.pending)
         this.set({ state: 'delivered' }, o.delivered)
@@ -305,7 +298,9 @@ function registerGauges(
     help: 'Persistent agents declared on the runtime host.',
     registers,
     async collect() {
-      await safe(async () => this.set((await runtime.catalog()).agents.filter((a) => a.persistent).length))
+      await scrapeSafely(async () =>
+        this.set((await runtime.catalog()).agents.filter((a) => a.persistent).length),
+      )
     },
   })
   new Gauge({
@@ -314,7 +309,7 @@ function registerGauges(
     labelNames: ['state'] as const,
     registers,
     async collect() {
-      await safe(async () => {
+      await scrapeSafely(async () => {
         const counts = new Map((await store.proposalCounts(storage.db)).map((r) => [r.state, r.n]))
         for (const s of ['pending_review', 'approved', 'rejected'])
           this.set({ state: s }, counts.get(s as never) ?? 0)
