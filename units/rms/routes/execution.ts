@@ -1,18 +1,14 @@
 import { Elysia, t } from 'elysia'
-import { AppError, notFound, unprocessable } from '../../../common/errors.ts'
+import { notFound } from '../../../common/errors.ts'
 import { rejectUnknownFields } from '../../../common/schema.ts'
-import { newId, nowIso } from '../../../common/time.ts'
-import type { Storage } from '../../../db/storage.ts'
 import { type AuthorityPlugin, mark } from '../authority.ts'
 import { Approval, ApprovalRecordRequest, Approvals, LimitQuery } from '../model.ts'
+import { type ApprovalDeps, recordApproval } from '../service/approvals.ts'
 import * as store from '../store.ts'
 import { READ_ERRORS, WRITE_ERRORS } from './runtime.ts'
 
-export interface ExecutionDeps {
-  storage: Storage
+export interface ExecutionDeps extends ApprovalDeps {
   auth: AuthorityPlugin
-  approvalTtlS: number
-  sinkConfigured: boolean
 }
 
 export function approvalView(r: store.ApprovalRow, now = Date.now()) {
@@ -30,10 +26,7 @@ export function approvalView(r: store.ApprovalRow, now = Date.now()) {
   }
 }
 
-/**
- * The ALS approval lane (docs/conventions.md §4): approvals recorded here, read by ALS's approve-check.
- * A decided approval (approved or rejected) is final; a pending one may be decided once.
- */
+/** The ALS approval lane: read here, recorded by `service/approvals.ts`. */
 export const executionRoutes = (deps: ExecutionDeps) =>
   new Elysia({ name: 'rms:execution' })
     .use(deps.auth)
@@ -71,64 +64,9 @@ export const executionRoutes = (deps: ExecutionDeps) =>
       app.post(
         '/api/v1/execution/approvals',
         async ({ authority, body, set }) => {
-          if (body.decision === 'approved' && !body.policy_approved) {
-            throw unprocessable(
-              'policy_approval_required',
-              'An approved decision needs policy_approved true.',
-            )
-          }
-          if (body.decision !== 'approved' && body.human_approved && body.policy_approved) {
-            throw unprocessable(
-              'inconsistent_decision',
-              'Both approvals are set but the decision is not approved.',
-            )
-          }
-          const approvalId = body.approval_id ?? newId()
-          const now = nowIso()
-          let created = false
-          await deps.storage.transaction(async (tx) => {
-            const existing = await store.findApproval(tx, approvalId)
-            if (existing && existing.decision !== 'pending') {
-              throw new AppError(
-                409,
-                'approval_decided',
-                `The approval is already ${existing.decision}; decisions are final.`,
-              )
-            }
-            if (existing && existing.proposalRef !== body.proposal_ref) {
-              throw new AppError(409, 'proposal_ref_mismatch', 'The approval belongs to another proposal.')
-            }
-            created = !existing
-            await store.saveApproval(tx, {
-              approvalId,
-              proposalRef: body.proposal_ref,
-              decision: body.decision,
-              policyApproved: body.policy_approved,
-              humanApproved: body.human_approved,
-              decidedAt: body.decision === 'pending' ? null : now,
-              decidedBy: authority.subject,
-              recordedAt: now,
-              expiresAt: new Date(Date.now() + (body.valid_for_s ?? deps.approvalTtlS) * 1000).toISOString(),
-            })
-            await store.audit(
-              tx,
-              {
-                kind: 'execution_approval.recorded',
-                actor: authority.subject,
-                authoritySource: authority.authority_source,
-                resourceKind: 'execution_approval',
-                resourceId: approvalId,
-                outcome: 'recorded',
-                details: { proposal_ref: body.proposal_ref, decision: body.decision },
-              },
-              deps.sinkConfigured,
-            )
-          })
+          const { created, approval } = await recordApproval(deps, authority, body)
           set.status = created ? 201 : 200
-          return {
-            ...approvalView((await store.findApproval(deps.storage.db, approvalId))!),
-            ...mark(authority),
-          }
+          return { ...approvalView(approval), ...mark(authority) }
         },
         {
           body: ApprovalRecordRequest,
