@@ -245,6 +245,28 @@ describe('runtime host', () => {
     expect(readDoc(dir, 'agents/a-research-worker.json').display_name).toBe(winner)
     expect((await get(u, '/api/v1/drift/summary')).state).toBe('in_sync')
   })
+  test('with a long read window, a process reads its own applied desired state at once', async () => {
+    const dir = exampleHostCopy()
+    const u = await bootLocal({ RMS_RUNTIME_HOST_DIR: dir, RMS_HOST_SCAN_CACHE_MS: '60000' })
+    units.push(u)
+    expect((await get(u, '/api/v1/drift/summary')).state).toBe('in_sync') // both copies now held
+    const agent = readDoc(dir, 'agents/a-research-worker.json')
+    const plan = await post(u, '/api/v1/runtime-host/patch/plan', {
+      changes: [
+        {
+          op: 'upsert',
+          kind: 'agent',
+          resource_id: 'a-research-worker',
+          document: { ...agent, display_name: 'Windowed' },
+        },
+      ],
+    })
+    await post(u, '/api/v1/runtime-host/patch/apply', { plan_id: plan.plan_id })
+    // A desired state kept from before the apply would show the new host file as drift.
+    expect((await get(u, '/api/v1/drift/summary')).state).toBe('in_sync')
+    expect(readDoc(dir, 'agents/a-research-worker.json').display_name).toBe('Windowed')
+  })
+
   test('changes: desired documents are validated and may not break references', async () => {
     const dir = exampleHostCopy()
     const u = await boot(dir)
