@@ -150,6 +150,23 @@ describe('learning proposals', () => {
     })
   })
 
+  test('two concurrent activations of one approved proposal: one is recorded, the other refused', async () => {
+    const dir = exampleHostCopy()
+    const u = (await bootLocal({ RMS_RUNTIME_HOST_DIR: dir })) as TestUnit<unknown>
+    units.push(u)
+    const p = await propose(u)
+    const review = { decision: 'approved', reason: 'ok' }
+    expect((await u.send('POST', `${BASE}/${p.proposal_id}/review`, review, REVIEWER)).status).toBe(200)
+    const answers = await Promise.all(
+      [1, 2].map(() => u.send('POST', `${BASE}/${p.proposal_id}/activate`, {}, REVIEWER)),
+    )
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409])
+    const audit = (await (
+      await u.request('/api/v1/audit/events?kind=learning_proposal.activated', { headers: READER })
+    ).json()) as Json
+    expect(audit.count).toBe(1)
+  })
+
   test('rejected is terminal and can never be activated; a new change needs a new proposal', async () => {
     const u = (await bootLocal()) as TestUnit<unknown>
     units.push(u)
