@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { raceIdempotent, raceVersioned } from '../test/race.ts'
 import { approvedProposal, bootAls, type FakeLane, fakeLane, laneEnv } from '../units/als/testing.ts'
+import { rolloutCount } from '../units/rms/store.ts'
 import { bearer, bootLocal, TOKENS } from '../units/rms/testing.ts'
 
 const N = 16
@@ -71,15 +72,14 @@ describe('ALS idempotency keys under concurrency', () => {
 
 describe('RMS patch plans under concurrency', () => {
   test('apply: one plan, N concurrent applies, one rollout and N-1 conflicts', async () => {
-    const u = bootLocal()
+    const u = await bootLocal()
     try {
       const W = bearer(TOKENS.write)
       const planned = await u.send('POST', '/api/v1/runtime-host/patch/plan', {}, W)
       expect(planned.status).toBe(200)
       const plan = await planned.json()
-      const rollouts = () =>
-        (u.database.sqlite.query('SELECT count(*) AS n FROM rollouts').get() as { n: number }).n
-      const before = rollouts()
+      const rollouts = () => rolloutCount(u.ctx.storage.db)
+      const before = await rollouts()
       const { answers, winner } = await raceVersioned(N, () =>
         u.send(
           'POST',
@@ -90,7 +90,7 @@ describe('RMS patch plans under concurrency', () => {
       )
       expect(answers[winner]?.status).toBe(200)
       expect(answers.filter((a) => a.status === 409)).toHaveLength(N - 1)
-      expect(rollouts() - before).toBe(1)
+      expect((await rollouts()) - before).toBe(1)
     } finally {
       await u.dispose()
     }

@@ -62,9 +62,9 @@ describe('authorization matrix (projection layer)', () => {
   let layer: ProjectionLayer
   let u: TestUnit<unknown>
 
-  beforeAll(() => {
+  beforeAll(async () => {
     layer = projectionLayer()
-    u = bootWithProjection(layer, { RMS_AUTHORITY_CACHE_TTL_S: '1' }) as TestUnit<unknown>
+    u = (await bootWithProjection(layer, { RMS_AUTHORITY_CACHE_TTL_S: '1' })) as TestUnit<unknown>
   })
   afterAll(async () => {
     await u.dispose()
@@ -128,7 +128,7 @@ describe('authorization matrix (projection layer)', () => {
 describe('authority details', () => {
   test('responses say which authority source and projection version decided them', async () => {
     const layer = projectionLayer()
-    const u = bootWithProjection(layer)
+    const u = await bootWithProjection(layer)
     const res = await u.request('/api/v1/tool-profiles', { headers: bearer(TOKENS.read) })
     expect(res.status).toBe(200)
     expect(res.headers.get('x-svc-authority-source')).toBe('projection')
@@ -157,7 +157,7 @@ describe('authority details', () => {
 
   test('resolutions are cached with a bounded age, never past expires_at', async () => {
     const layer = projectionLayer()
-    const u = bootWithProjection(layer, { RMS_AUTHORITY_CACHE_TTL_S: '60' })
+    const u = await bootWithProjection(layer, { RMS_AUTHORITY_CACHE_TTL_S: '60' })
     for (let i = 0; i < 3; i++)
       expect((await u.request('/api/v1/domains', { headers: bearer(TOKENS.read) })).status).toBe(200)
     expect(layer.resolves()).toBe(1)
@@ -165,7 +165,7 @@ describe('authority details', () => {
     layer.peer.stop()
 
     const expiring = projectionLayer({ expiresInS: 1 })
-    const v = bootWithProjection(expiring, { RMS_AUTHORITY_CACHE_TTL_S: '60' })
+    const v = await bootWithProjection(expiring, { RMS_AUTHORITY_CACHE_TTL_S: '60' })
     expect((await v.request('/api/v1/domains', { headers: bearer(TOKENS.read) })).status).toBe(200)
     await Bun.sleep(1050)
     // The cached entry passed its expires_at well inside the cache age: RMS asks the layer again.
@@ -177,7 +177,7 @@ describe('authority details', () => {
 
   test('projection layer down: an unknown token is never admitted, reads need a cached resolution', async () => {
     const layer = projectionLayer()
-    const u = bootWithProjection(layer)
+    const u = await bootWithProjection(layer)
     layer.down = true
     const unknown = await u.request('/api/v1/domains', { headers: bearer(TOKENS.unknown) })
     expect(unknown.status).toBe(503)
@@ -197,7 +197,7 @@ describe('authority details', () => {
 
   test('a write right after the layer went down fails closed even with a fresh cache', async () => {
     const layer = projectionLayer()
-    const u = bootWithProjection(layer, { RMS_AUTHORITY_CACHE_TTL_S: '60' })
+    const u = await bootWithProjection(layer, { RMS_AUTHORITY_CACHE_TTL_S: '60' })
     expect((await u.send('POST', '/api/v1/runtime-host/patch/plan', {}, bearer(TOKENS.write))).status).toBe(
       200,
     )
@@ -216,7 +216,7 @@ describe('authority details', () => {
 
   test('agent lane: subject ref works, unknown agent 401, agent without read 403, missing version 401', async () => {
     const layer = projectionLayer()
-    const u = bootWithProjection(layer)
+    const u = await bootWithProjection(layer)
     const bySubject = await u.request('/api/v1/agent-tool-policies/research-worker', {
       headers: {
         'x-svc-actor-subject-ref': 'agent:research-worker',
@@ -262,7 +262,7 @@ describe('authority details', () => {
 
   test('agent lane with the projection layer down and no current projection fails closed', async () => {
     const layer = projectionLayer()
-    const u = bootWithProjection(layer, { RMS_AUTHORITY_CACHE_TTL_S: '1' })
+    const u = await bootWithProjection(layer, { RMS_AUTHORITY_CACHE_TTL_S: '1' })
     expect((await u.request('/api/v1/domains', { headers: agentLane('pv-1') })).status).toBe(200)
     layer.down = true
     await Bun.sleep(1100)
@@ -274,7 +274,7 @@ describe('authority details', () => {
   })
 
   test('an unauthenticated caller is refused before the body is validated', async () => {
-    const u = bootLocal()
+    const u = await bootLocal()
     const res = await u.send('POST', '/api/v1/runtime-host/patch/plan', { nonsense: true })
     expect(res.status).toBe(401)
     const bad = await u.send(
@@ -292,7 +292,7 @@ describe('authority details', () => {
 
 describe('local token mode', () => {
   test('development/test: authority_source local; unknown tokens refused; read token cannot write', async () => {
-    const u = bootLocal()
+    const u = await bootLocal()
     const res = await u.request('/api/v1/domains', { headers: bearer(TOKENS.read) })
     expect(res.status).toBe(200)
     const body = (await res.json()) as {
@@ -319,7 +319,7 @@ describe('local token mode', () => {
   })
 
   test('production without a projection layer: reads degraded, writes 503', async () => {
-    const u = bootLocal({ SVC_ENV: 'production', RMS_LOCAL_TOKENS: `${TOKENS.read}:user:reader:r` })
+    const u = await bootLocal({ SVC_ENV: 'production', RMS_LOCAL_TOKENS: `${TOKENS.read}:user:reader:r` })
     const res = await u.request('/api/v1/domains', { headers: bearer(TOKENS.read) })
     expect(res.status).toBe(200)
     const body = (await res.json()) as { authority: { degraded: boolean; degraded_reason: string } }
@@ -349,7 +349,10 @@ describe('a failing projection layer', () => {
       await Bun.sleep(400)
       return new Response('late', { status: 503 })
     })
-    const u = bootWithProjection(hung, { RMS_AUTHORITY_TIMEOUT_MS: '200', RMS_AUTHORITY_RETRY_MS: '5000' })
+    const u = await bootWithProjection(hung, {
+      RMS_AUTHORITY_TIMEOUT_MS: '200',
+      RMS_AUTHORITY_RETRY_MS: '5000',
+    })
     const t0 = performance.now()
     expect((await u.send('POST', '/api/v1/runtime-host/patch/plan', {}, bearer(TOKENS.write))).status).toBe(
       503,

@@ -9,10 +9,10 @@ import { AppError } from '../../common/errors.ts'
 import type { Logger } from '../../common/logger.ts'
 import { Counter, Gauge, type Registry } from '../../common/metrics.ts'
 import { createPoller, type PollerLease } from '../../common/poller.ts'
-import { nowIso } from '../../common/time.ts'
+import { newId, nowIso } from '../../common/time.ts'
 import { newHolderId } from '../../db/lease.ts'
 import { createOutbox } from '../../db/outbox.ts'
-import type { Db } from '../../db/sqlite.ts'
+import type { Storage } from '../../db/storage.ts'
 import type { BackgroundTask } from '../../runtime/unit.ts'
 import type { AuthorityService } from './authority.ts'
 import { watchdogVerdict } from './rules/watchdog.ts'
@@ -22,7 +22,7 @@ import * as store from './store.ts'
 export const RECONCILE_LEASE = 'reconcile'
 
 export interface ControlOptions {
-  db: Db
+  storage: Storage
   log: Logger
   registry: Registry
   runtime: RuntimeService
@@ -43,7 +43,7 @@ export function createControlAgent(opts: ControlOptions) {
   const holder = newHolderId()
   const startedAt = nowIso()
   let running: { runId: string; startedAt: string; promise: Promise<store.ReconcileRow> } | null = null
-  let lastWatchdog: (ReturnType<typeof watchdog> & { checked_at: string }) | null = null
+  let lastWatchdog: (Awaited<ReturnType<typeof watchdog>> & { checked_at: string }) | null = null
 
   const runs = new Counter({
     name: 'svc_rms_reconcile_runs_total',
@@ -55,25 +55,27 @@ export function createControlAgent(opts: ControlOptions) {
     name: 'svc_rms_control_lease_held',
     help: '1 while this process holds the reconcile lease.',
     registers: [opts.registry],
-    collect() {
-      this.set(holdsLease() ? 1 : 0)
+    async collect() {
+      await scrapeSafely(async () => this.set((await holdsLease()) ? 1 : 0))
     },
   })
   new Gauge({
     name: 'svc_rms_watchdog_stalled',
     help: '1 when the watchdog sees a stalled reconcile.',
     registers: [opts.registry],
-    collect() {
-      this.set(watchdog().state === 'stalled' ? 1 : 0)
+    async collect() {
+      await scrapeSafely(async () => this.set((await watchdog()).state === 'stalled' ? 1 : 0))
     },
   })
   new Gauge({
     name: 'svc_rms_last_reconcile_timestamp_seconds',
     help: 'When the last reconcile finished (any holder), as a Unix time.',
     registers: [opts.registry],
-    collect() {
-      const last = store.lastFinishedRun(opts.db)
-      this.set(last?.finishedAt ? Date.parse(last.finishedAt) / 1000 : 0)
+    async collect() {
+      await scrapeSafely(async () => {
+        const last = await store.lastFinishedRun(opts.storage.db)
+        this.set(last?.finishedAt ? Date.parse(last.finishedAt) / 1000 : 0)
+      })
     },
   })
   const delivered = new Counter({
@@ -85,7 +87,7 @@ export function createControlAgent(opts: ControlOptions) {
   const sink = opts.sink
   const outbox = createOutbox({
     name: 'rms-outbox',
-    db: opts.db,
+    db: opts.storage,
     log: opts.log,
     registry: opts.registry,
     backoff: OUTBOX_BACKOFF,
@@ -103,17 +105,16 @@ export function createControlAgent(opts: ControlOptions) {
     onAttempt: (_m, result) => delivered.inc({ result: result === 'delivered' ? 'delivered' : 'failed' }),
   })
 
-  function currentLease() {
-    return store.listLeases(opts.db).find((l) => l.name === RECONCILE_LEASE)
-  }
-  function holdsLease(): boolean {
-    const l = currentLease()
+  /** The reconcile lease as stored (committed): the database is the one source, never a copy. */
+  const currentLease = () => store.findLease(opts.storage.db, RECONCILE_LEASE)
+  async function holdsLease(): Promise<boolean> {
+    const l = await currentLease()
     return l?.holder === holder && l.expiresAt !== null && Date.parse(l.expiresAt) > Date.now()
   }
 
   /** Take or renew the reconcile lease; a refusal is counted, a change of holder logged. */
-  function takeLease(): store.LeaseOutcome {
-    const lease = store.acquireLease(opts.db, RECONCILE_LEASE, holder, opts.leaseDurationS)
+  async function takeLease(): Promise<store.LeaseOutcome> {
+    const lease = await store.acquireLease(opts.storage, RECONCILE_LEASE, holder, opts.leaseDurationS)
     if (!lease.held) runs.inc({ outcome: 'skipped_lease_held' })
     else if (lease.transition !== 'renewed') {
       opts.log.info({ lease: RECONCILE_LEASE, holder, transition: lease.transition }, 'lease transition')
@@ -124,21 +125,35 @@ export function createControlAgent(opts: ControlOptions) {
   /** RMS's lease (generation, renewals, transitions) as the poller's lease. */
   const reconcileLease: PollerLease = {
     durationMs: opts.leaseDurationS * 1000,
-    acquire: () => takeLease().held,
-    // After the reconcile in flight (a manual one may run while the loop stops).
+    // A database that does not answer is no lease held (the poller also renews from a timer,
+    // where a rejection would go unhandled).
+    acquire: async () => {
+      try {
+        return (await takeLease()).held
+      } catch (err) {
+        opts.log.error({ err: (err as Error).message }, 'reconcile lease check failed')
+        return false
+      }
+    },
+    // After the reconcile in flight (a manual one may run while the loop stops). A release the
+    // database does not take (a server gone) is logged: the lease then simply runs out.
     release: async () => {
-      await running?.promise
-      store.releaseLease(opts.db, RECONCILE_LEASE, holder)
+      try {
+        await running?.promise.catch(() => undefined)
+        await store.releaseLease(opts.storage, RECONCILE_LEASE, holder)
+      } catch (err) {
+        opts.log.warn({ err: (err as Error).message }, 'lease release failed')
+      }
     },
   }
 
   async function work(runId: string) {
     try {
       await opts.authority.refreshProjection()
-      const d = opts.runtime.drift()
+      const d = await opts.runtime.drift()
       if (!d.snapshot.readable) throw new Error(`runtime host unreadable: ${d.snapshot.error}`)
       await outbox.deliverDue()
-      const row = store.finishRun(opts.db, runId, {
+      const row = await store.finishRun(opts.storage, runId, {
         outcome: 'ok',
         driftItems: d.entries.length,
         maxSeverity: d.summary.severity,
@@ -153,7 +168,7 @@ export function createControlAgent(opts: ControlOptions) {
     } catch (err) {
       runs.inc({ outcome: 'failed' })
       opts.log.error({ err: (err as Error).message }, 'reconcile failed')
-      return store.finishRun(opts.db, runId, {
+      return await store.finishRun(opts.storage, runId, {
         outcome: 'failed',
         driftItems: null,
         maxSeverity: null,
@@ -166,8 +181,9 @@ export function createControlAgent(opts: ControlOptions) {
   /** Run one reconcile under a lease already held; null when one is running already. */
   async function runHeld(trigger: 'schedule' | 'manual'): Promise<store.ReconcileRow | null> {
     if (running) return null
-    const run = store.startRun(opts.db, holder, trigger)
-    const promise = work(run.runId)
+    // Claimed synchronously, before the first await, so one process never runs two at once.
+    const run = { runId: newId(), startedAt: nowIso(), holder, trigger }
+    const promise = store.startRun(opts.storage, run).then(() => work(run.runId))
     running = { runId: run.runId, startedAt: run.startedAt, promise }
     try {
       return await promise
@@ -178,7 +194,7 @@ export function createControlAgent(opts: ControlOptions) {
 
   /** One reconcile now: only the lease holder runs it; a second process gets `lease_held`. */
   async function reconcile(trigger: 'schedule' | 'manual') {
-    const lease = takeLease()
+    const lease = await takeLease()
     if (!lease.held) return { outcome: 'skipped' as const, lease: lease.lease, run: null }
     const finished = await runHeld(trigger)
     if (!finished) return { outcome: 'already_running' as const, lease: lease.lease, run: null }
@@ -203,13 +219,14 @@ export function createControlAgent(opts: ControlOptions) {
     },
   })
 
-  function watchdog() {
-    const last = store.lastRuns(opts.db, 20).find((r) => r.holder === holder && r.finishedAt !== null)
+  async function watchdog() {
+    const [recent, holds] = await Promise.all([store.lastRuns(opts.storage.db, 20), holdsLease()])
+    const last = recent.find((r) => r.holder === holder && r.finishedAt !== null)
     return watchdogVerdict(
       {
         intervalS: opts.intervalS,
         stallAfterS: opts.stallAfterS,
-        holdsLease: holdsLease(),
+        holdsLease: holds,
         running: running ? { startedAt: running.startedAt } : null,
         lastFinishedAt: last?.finishedAt ?? null,
         startedAt,
@@ -225,7 +242,7 @@ export function createControlAgent(opts: ControlOptions) {
     jitter: 0,
     log: opts.log,
     run: async () => {
-      lastWatchdog = { ...watchdog(), checked_at: nowIso() }
+      lastWatchdog = { ...(await watchdog()), checked_at: nowIso() }
       if (lastWatchdog.state === 'stalled' || lastWatchdog.state === 'overdue') {
         opts.log.error({ watchdog: lastWatchdog }, 'control-agent watchdog')
       }
@@ -241,11 +258,7 @@ export function createControlAgent(opts: ControlOptions) {
     async stop() {
       await Promise.all([loop.stop(), watchdogLoop.stop()])
       // A manual reconcile may hold the lease while the loop never ran: release it either way.
-      try {
-        await reconcileLease.release()
-      } catch (err) {
-        opts.log.warn({ err: (err as Error).message }, 'lease release failed')
-      }
+      await reconcileLease.release()
     },
   }
 
@@ -262,6 +275,15 @@ export function createControlAgent(opts: ControlOptions) {
     nextRunAt: () => loop.stats().next_run_at,
     lastWatchdogCheck: () => lastWatchdog,
     startedAt,
+  }
+}
+
+/** Run one gauge's read; a scrape never fails because one signal could not be read. */
+export async function scrapeSafely(read: () => unknown): Promise<void> {
+  try {
+    await read()
+  } catch {
+    // the gauge keeps its last value
   }
 }
 

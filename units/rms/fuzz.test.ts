@@ -6,8 +6,8 @@ import { bearer, bootLocal, INTERNAL_ROUTES, TOKENS } from './testing.ts'
 
 const W = bearer(TOKENS.write)
 let u: TestUnit<unknown>
-beforeAll(() => {
-  u = bootLocal() as TestUnit<unknown>
+beforeAll(async () => {
+  u = (await bootLocal()) as TestUnit<unknown>
 })
 afterAll(async () => {
   await u.dispose()

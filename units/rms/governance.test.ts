@@ -2,7 +2,9 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { eq } from 'drizzle-orm'
 import type { Json, TestUnit } from '../../test/harness.ts'
+import { executionApprovals } from './tables.ts'
 import { bearer, bootLocal, exampleHostCopy, TOKENS } from './testing.ts'
 
 const WRITER = bearer(TOKENS.write)
@@ -29,7 +31,7 @@ async function propose(u: TestUnit<unknown>, headers = WRITER): Promise<Json> {
 
 describe('persistent agents', () => {
   test('declared on the host, listed with learning and workspace; there is no create route', async () => {
-    const u = bootLocal() as TestUnit<unknown>
+    const u = (await bootLocal()) as TestUnit<unknown>
     units.push(u)
     const list = (await (await u.request('/api/v1/persistent-agents', { headers: READER })).json()) as Json
     expect(list.items.map((a: Json) => a.agent_slug)).toEqual(['billing-clerk', 'support-desk'])
@@ -53,7 +55,7 @@ describe('persistent agents', () => {
 describe('learning proposals', () => {
   test('proposer from the authority context; no self-review; review is terminal; activation after approval by another subject', async () => {
     const dir = exampleHostCopy()
-    const u = bootLocal({ RMS_RUNTIME_HOST_DIR: dir }) as TestUnit<unknown>
+    const u = (await bootLocal({ RMS_RUNTIME_HOST_DIR: dir })) as TestUnit<unknown>
     units.push(u)
     const p = await propose(u)
     expect(p).toMatchObject({
@@ -148,8 +150,25 @@ describe('learning proposals', () => {
     })
   })
 
+  test('two concurrent activations of one approved proposal: one is recorded, the other refused', async () => {
+    const dir = exampleHostCopy()
+    const u = (await bootLocal({ RMS_RUNTIME_HOST_DIR: dir })) as TestUnit<unknown>
+    units.push(u)
+    const p = await propose(u)
+    const review = { decision: 'approved', reason: 'ok' }
+    expect((await u.send('POST', `${BASE}/${p.proposal_id}/review`, review, REVIEWER)).status).toBe(200)
+    const answers = await Promise.all(
+      [1, 2].map(() => u.send('POST', `${BASE}/${p.proposal_id}/activate`, {}, REVIEWER)),
+    )
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409])
+    const audit = (await (
+      await u.request('/api/v1/audit/events?kind=learning_proposal.activated', { headers: READER })
+    ).json()) as Json
+    expect(audit.count).toBe(1)
+  })
+
   test('rejected is terminal and can never be activated; a new change needs a new proposal', async () => {
-    const u = bootLocal() as TestUnit<unknown>
+    const u = (await bootLocal()) as TestUnit<unknown>
     units.push(u)
     const p = await propose(u)
     const rej = await u.send(
@@ -187,7 +206,7 @@ describe('learning proposals', () => {
   })
 
   test('proposals only for persistent agents; the body is validated', async () => {
-    const u = bootLocal() as TestUnit<unknown>
+    const u = (await bootLocal()) as TestUnit<unknown>
     units.push(u)
     const res = await u.send(
       'POST',
@@ -213,7 +232,7 @@ describe('learning proposals', () => {
 
 describe('execution approvals (ALS approval lane)', () => {
   test('record, read, decide a pending one once; decisions are final; stale after expiry', async () => {
-    const u = bootLocal() as TestUnit<unknown>
+    const u = (await bootLocal()) as TestUnit<unknown>
     units.push(u)
     const pending = await u.send(
       'POST',
@@ -301,10 +320,12 @@ describe('execution approvals (ALS approval lane)', () => {
       WRITER,
     )
     const id = ((await short.json()) as Json).approval_id as string
-    u.database.sqlite.run(
-      "UPDATE execution_approvals SET expires_at = '2020-01-01T00:00:00.000Z' WHERE approval_id = ?",
-      [id],
-    )
+    await u.ctx.storage.transaction(async (tx) => {
+      await tx
+        .update(executionApprovals)
+        .set({ expiresAt: '2020-01-01T00:00:00.000Z' })
+        .where(eq(executionApprovals.approvalId, id))
+    })
     const stale = (await (
       await u.request(`/api/v1/execution/approvals/${id}`, { headers: READER })
     ).json()) as Json

@@ -4,10 +4,10 @@ import { Elysia, t } from 'elysia'
 import { urlString } from '../../common/config.ts'
 import { Gauge, PROMETHEUS_CONTENT_TYPE } from '../../common/metrics.ts'
 import { migrations } from '../../db/migrations/rms/index.ts'
-import { databaseReady } from '../../db/sqlite.ts'
+import type { Storage } from '../../db/storage.ts'
 import { defineUnit } from '../../runtime/unit.ts'
 import { authorityPlugin, SECURITY_SCHEMES } from './authority.ts'
-import { createControlAgent } from './control.ts'
+import { createControlAgent, scrapeSafely } from './control.ts'
 import { shippedManifest } from './manifest.ts'
 import { meta } from './meta.ts'
 import { auditRoutes } from './routes/audit.ts'
@@ -96,6 +96,7 @@ export const rms = defineUnit({
     'Manages an agent runtime host (inventory, topology, drift, patches), runs a control agent, and publishes the federation, policy and voice read contracts. Authority is projected, never local.',
   env,
   migrations,
+  libsql: true,
   validate(c) {
     const problems = parseLocalTokens(c.RMS_LOCAL_TOKENS).problems
     if (c.RMS_LEASE_DURATION_S <= c.RMS_RECONCILE_INTERVAL_S) {
@@ -121,6 +122,9 @@ export const rms = defineUnit({
     const ephemeral = c.DATABASE_URL === ':memory:'
     const sinkConfigured = Boolean(c.RMS_EVENT_SINK_URL)
     const registry = ctx.metrics.registry
+    const storage = store.guardedStorage(ctx.storage, (err) =>
+      ctx.log.error({ err: (err as Error).message }, 'storage failure'),
+    )
 
     const authority = createAuthority({
       baseUrl: c.SVC_CONTEXT_BASE_URL?.replace(/\/+$/, ''),
@@ -135,16 +139,18 @@ export const rms = defineUnit({
     })
     const auth = authorityPlugin(authority)
     const runtime = createRuntime({
-      db: ctx.db,
+      storage,
       hostDir,
       sinkConfigured,
       scanCacheMs: c.RMS_HOST_SCAN_CACHE_MS,
     })
-    const adopted = runtime.adoptIfEmpty()
-    if (adopted > 0)
-      ctx.log.info({ resources: adopted, host_dir: hostDir }, 'desired state adopted from the runtime host')
+    // On the storage, so before the first request: an empty database adopts the host as found.
+    const starting = runtime.adoptIfEmpty().then((adopted) => {
+      if (adopted > 0)
+        ctx.log.info({ resources: adopted, host_dir: hostDir }, 'desired state adopted from the runtime host')
+    })
     const control = createControlAgent({
-      db: ctx.db,
+      storage,
       log: ctx.log,
       registry,
       runtime,
@@ -157,13 +163,13 @@ export const rms = defineUnit({
         ? { url: c.RMS_EVENT_SINK_URL, token: c.RMS_EVENT_SINK_TOKEN, timeoutMs: c.RMS_AUTHORITY_TIMEOUT_MS }
         : undefined,
     })
-    registerGauges(ctx, runtime, ephemeral)
+    registerGauges(ctx, storage, runtime, ephemeral)
 
     const manifest = shippedManifest()
     const routes = new Elysia({ name: 'rms:routes' })
       .use(
         statusRoutes({
-          sqlite: ctx.sqlite,
+          storage,
           version: ctx.version,
           migrationHead: migrations[migrations.length - 1]?.tag ?? 'none',
           ephemeral,
@@ -174,13 +180,13 @@ export const rms = defineUnit({
           manifest,
         }),
       )
-      .use(runtimeRoutes({ db: ctx.db, auth, runtime, ephemeral }))
-      .use(setupRoutes({ db: ctx.db, auth, runtime }))
+      .use(runtimeRoutes({ storage, auth, runtime, ephemeral }))
+      .use(setupRoutes({ storage, auth, runtime }))
       .use(federationRoutes({ auth, runtime }))
-      .use(auditRoutes({ db: ctx.db, auth }))
+      .use(auditRoutes({ storage, auth }))
       .use(
         controlRoutes({
-          db: ctx.db,
+          storage,
           auth,
           control,
           runtime,
@@ -191,9 +197,9 @@ export const rms = defineUnit({
           watchdogIntervalS: c.RMS_WATCHDOG_INTERVAL_S,
         }),
       )
-      .use(persistentRoutes({ db: ctx.db, auth, runtime, sinkConfigured }))
+      .use(persistentRoutes({ storage, auth, runtime, sinkConfigured }))
       .use(policyRoutes({ auth, authority, runtime }))
-      .use(executionRoutes({ db: ctx.db, auth, approvalTtlS: c.RMS_APPROVAL_TTL_S, sinkConfigured }))
+      .use(executionRoutes({ storage, auth, approvalTtlS: c.RMS_APPROVAL_TTL_S, sinkConfigured }))
       .use(
         new Elysia({ name: 'rms:metrics' }).use(auth).get(
           '/metrics',
@@ -211,25 +217,18 @@ export const rms = defineUnit({
           },
         ),
       )
-    return { routes, background: c.RMS_CONTROL_AGENT_ENABLED ? [control.task] : [] }
+    return { routes, starting, background: c.RMS_CONTROL_AGENT_ENABLED ? [control.task] : [] }
   },
 })
 
 /** Service, persistence, runtime, drift, outbox and persistent-governance gauges, computed at scrape. */
 function registerGauges(
   ctx: Parameters<(typeof rms)['build']>[0],
+  storage: Storage,
   runtime: ReturnType<typeof createRuntime>,
   ephemeral: boolean,
 ) {
   const registers = [ctx.metrics.registry]
-  const db = ctx.db
-  const safe = (f: () => void) => {
-    try {
-      f()
-    } catch {
-      // a scrape must never fail because one signal could not be read
-    }
-  }
   new Gauge({
     name: 'svc_service_info',
     help: 'Always 1; labels carry the running version.',
@@ -241,11 +240,11 @@ function registerGauges(
   })
   new Gauge({
     name: 'svc_persistence_ready',
-    help: '1 when the SQLite database answers.',
+    help: '1 when the database answers and the last write did not fail.',
     labelNames: ['mode'] as const,
     registers,
-    collect() {
-      this.set({ mode: ephemeral ? 'ephemeral' : 'durable' }, databaseReady(ctx.sqlite) ? 1 : 0)
+    async collect() {
+      this.set({ mode: ephemeral ? 'ephemeral' : 'durable' }, (await storage.ready()) ? 1 : 0)
     },
   })
   new Gauge({
@@ -261,10 +260,10 @@ function registerGauges(
     help: 'Agents on the runtime host, by lifecycle state.',
     labelNames: ['lifecycle_state'] as const,
     registers,
-    collect() {
+    async collect() {
       this.reset()
-      safe(() => {
-        for (const a of runtime.catalog().agents) this.inc({ lifecycle_state: a.lifecycle_state })
+      await scrapeSafely(async () => {
+        for (const a of (await runtime.catalog()).agents) this.inc({ lifecycle_state: a.lifecycle_state })
       })
     },
   })
@@ -273,9 +272,9 @@ function registerGauges(
     help: 'Drift between desired state and runtime host, by severity.',
     labelNames: ['severity'] as const,
     registers,
-    collect() {
-      safe(() => {
-        const d = runtime.drift().summary
+    async collect() {
+      await scrapeSafely(async () => {
+        const d = (await runtime.drift()).summary
         for (const s of SEVERITIES) this.set({ severity: s }, d.counts[s])
       })
     },
@@ -286,22 +285,22 @@ function registerGauges(
     labelNames: ['state'] as const,
     registers,
     async collect() {
-      try {
-        const o = await store.outboxCounts(db)
+      await scrapeSafely(async () => {
+        const o = await store.outboxCounts(storage)
         this.set({ state: 'pending' }, o.pending)
         this.set({ state: 'delivered' }, o.delivered)
         this.set({ state: 'dead' }, o.dead)
-      } catch {
-        // a scrape must never fail because one signal could not be read
-      }
+      })
     },
   })
   new Gauge({
     name: 'svc_rms_persistent_agents',
     help: 'Persistent agents declared on the runtime host.',
     registers,
-    collect() {
-      safe(() => this.set(runtime.catalog().agents.filter((a) => a.persistent).length))
+    async collect() {
+      await scrapeSafely(async () =>
+        this.set((await runtime.catalog()).agents.filter((a) => a.persistent).length),
+      )
     },
   })
   new Gauge({
@@ -309,9 +308,9 @@ function registerGauges(
     help: 'Learning proposals, by state.',
     labelNames: ['state'] as const,
     registers,
-    collect() {
-      safe(() => {
-        const counts = new Map(store.proposalCounts(db).map((r) => [r.state, r.n]))
+    async collect() {
+      await scrapeSafely(async () => {
+        const counts = new Map((await store.proposalCounts(storage.db)).map((r) => [r.state, r.n]))
         for (const s of ['pending_review', 'approved', 'rejected'])
           this.set({ state: s }, counts.get(s as never) ?? 0)
       })

@@ -1,8 +1,9 @@
-/** Lease exclusivity: two RMS instances on one SQLite file never hold the reconcile lease together. */
+/** Lease exclusivity: two RMS instances on one database never hold the reconcile lease together. */
 import { describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
 import type { Json, TestUnit } from '../../test/harness.ts'
-import { bootForTest, tempDir } from '../../test/harness.ts'
+import { bootForTest, bootForTestAsync, tempDir, testDriver } from '../../test/harness.ts'
+import { startSqld } from '../../test/sqld.ts'
 import { rms } from './index.ts'
 import * as store from './store.ts'
 import { bearer, LOCAL_TOKENS, TOKENS } from './testing.ts'
@@ -11,10 +12,13 @@ const W = bearer(TOKENS.write)
 const env = { RMS_LOCAL_TOKENS: LOCAL_TOKENS }
 
 describe('leases', () => {
-  test('two in-process instances on one file: one holds, the other gets 409 naming the holder', async () => {
+  test('two in-process instances on one database: one holds, the other gets 409 naming the holder', async () => {
     const dir = tempDir('svc-rms-lease-')
-    const a = bootForTest(rms, env, dir) as TestUnit<unknown>
-    const b = bootForTest(rms, env, dir) as TestUnit<unknown>
+    // Both on one database: the same file, or on libsql the same sqld.
+    const sqld = testDriver() === 'libsql' ? await startSqld() : undefined
+    const shared = sqld ? { ...env, DATABASE_URL: sqld.url } : env
+    const a = (await bootForTestAsync(rms, shared, dir)) as TestUnit<unknown>
+    const b = (await bootForTestAsync(rms, shared, dir)) as TestUnit<unknown>
     const ra = await a.send('POST', '/api/v1/control-agent/reconcile', {}, W)
     expect(ra.status).toBe(200)
     const ja = (await ra.json()) as Json
@@ -56,25 +60,30 @@ describe('leases', () => {
     ).json()) as Json
     expect(schedule).toMatchObject({ reconcile_interval_s: 120, minimum_interval_s: 60, loop_running: false })
     await b.close()
+    await sqld?.stop()
     rmSync(dir, { recursive: true, force: true })
   })
 
-  test('an expired lease is taken over and the transition recorded', () => {
-    const dir = tempDir('svc-rms-lease-')
-    const a = bootForTest(rms, env, dir)
+  test('an expired lease is taken over and the transition recorded', async () => {
+    const a = await bootForTestAsync(rms, env)
+    const storage = a.ctx.storage
     const t0 = new Date('2026-11-22T10:00:00.000Z')
-    expect(store.acquireLease(a.ctx.db, 'x', 'one', 60, t0).held).toBe(true)
-    expect(store.acquireLease(a.ctx.db, 'x', 'two', 60, new Date(t0.getTime() + 30_000)).held).toBe(false)
-    const taken = store.acquireLease(a.ctx.db, 'x', 'two', 60, new Date(t0.getTime() + 61_000))
+    expect((await store.acquireLease(storage, 'x', 'one', 60, t0)).held).toBe(true)
+    expect((await store.acquireLease(storage, 'x', 'two', 60, new Date(t0.getTime() + 30_000))).held).toBe(
+      false,
+    )
+    const taken = await store.acquireLease(storage, 'x', 'two', 60, new Date(t0.getTime() + 61_000))
     expect(taken).toMatchObject({
       held: true,
       transition: 'taken_over',
       lease: { holder: 'two', generation: 2 },
     })
-    expect(store.releaseLease(a.ctx.db, 'x', 'one')).toBe(false)
-    expect(store.listTransitions(a.ctx.db, 10).map((t) => t.transition)).toEqual(['taken_over', 'acquired'])
-    void a.close()
-    rmSync(dir, { recursive: true, force: true })
+    expect(await store.releaseLease(storage, 'x', 'one')).toBe(false)
+    expect((await store.listTransitions(storage.db, 10)).map((t) => t.transition)).toEqual([
+      'taken_over',
+      'acquired',
+    ])
+    await a.dispose()
   })
 
   test('the cadence floor: a reconcile interval below 60 s is refused at start', () => {

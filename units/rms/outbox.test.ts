@@ -1,5 +1,7 @@
 /** RMS on the shared outbox and poller: retries, credentials per attempt, the scheduled loop. */
 import { describe, expect, test } from 'bun:test'
+import { eq } from 'drizzle-orm'
+import { outboxMessages } from '../../db/outbox.ts'
 import { fakePeer, type Json, json, type TestUnit } from '../../test/harness.ts'
 import * as store from './store.ts'
 import { bearer, bootLocal, TOKENS } from './testing.ts'
@@ -12,22 +14,24 @@ describe('outbox to the event sink', () => {
   test('a refused delivery stays pending with its error and is sent again, with the token added per attempt', async () => {
     let up = false
     const sink = fakePeer(() => (up ? json({ ok: true }) : json({ error: 'down' }, 502)))
-    const v = bootLocal({
+    const v = (await bootLocal({
       RMS_EVENT_SINK_URL: sink.url,
       RMS_EVENT_SINK_TOKEN: SINK_TOKEN,
-    }) as TestUnit<unknown>
+    })) as TestUnit<unknown>
     try {
       expect((await v.send('POST', '/api/v1/control-agent/reconcile', {}, W)).status).toBe(200)
       expect(sink.requests).toHaveLength(1)
       expect(sink.requests[0]!.headers.get('authorization')).toBe(`Bearer ${SINK_TOKEN}`)
       const eventId = sink.requests[0]!.headers.get('x-svc-event-id')
       expect(JSON.parse(sink.requests[0]!.body)).toMatchObject({ event_id: eventId })
-      const row = v.ctx.sqlite
-        .query('SELECT state, attempts, headers, last_error, last_status FROM outbox_messages WHERE id = ?')
-        .get(eventId) as Json
-      expect(row).toMatchObject({ state: 'pending', attempts: 1, last_status: 502 })
-      expect(row.last_error).toContain('bad_status')
-      expect(row.headers).not.toContain(SINK_TOKEN)
+      const row = (await v.ctx.storage.db
+        .select()
+        .from(outboxMessages)
+        .where(eq(outboxMessages.id, eventId!))
+        .get())!
+      expect(row).toMatchObject({ state: 'pending', attempts: 1, lastStatus: 502 })
+      expect(row.lastError).toContain('bad_status')
+      expect(JSON.stringify(row.headers)).not.toContain(SINK_TOKEN)
       let metrics = await (await v.request('/metrics', { headers: RD })).text()
       expect(metrics).toContain('svc_rms_outbox_delivery_attempts_total{result="failed",unit="rms"} 1')
       expect(metrics).toContain('svc_outbox_messages{target="event-sink",state="pending",unit="rms"} 1')
@@ -37,12 +41,14 @@ describe('outbox to the event sink', () => {
       expect(sink.requests).toHaveLength(1)
       // Once due, the same event is sent again, byte for byte, and delivered.
       up = true
-      v.ctx.sqlite.run('UPDATE outbox_messages SET next_attempt_at = ?', [new Date(0).toISOString()])
+      await v.ctx.storage.transaction(async (tx) => {
+        await tx.update(outboxMessages).set({ nextAttemptAt: new Date(0).toISOString() })
+      })
       await v.send('POST', '/api/v1/control-agent/reconcile', {}, W)
       expect(sink.requests).toHaveLength(2)
       expect(sink.requests[1]!.body).toBe(sink.requests[0]!.body)
       expect(sink.requests[1]!.headers.get('x-svc-event-id')).toBe(eventId)
-      expect(await store.outboxCounts(v.ctx.db)).toEqual({ pending: 0, delivered: 1, dead: 0 })
+      expect(await store.outboxCounts(v.ctx.storage)).toEqual({ pending: 0, delivered: 1, dead: 0 })
       metrics = await (await v.request('/metrics', { headers: RD })).text()
       expect(metrics).toContain('svc_rms_outbox_events{state="delivered",unit="rms"} 1')
       expect(metrics).toContain(
@@ -57,14 +63,14 @@ describe('outbox to the event sink', () => {
 
 describe('the scheduled control loop', () => {
   test('reconciles at start under the lease, reports its next run, and releases the lease when stopped', async () => {
-    const v = bootLocal() as TestUnit<unknown>
+    const v = (await bootLocal()) as TestUnit<unknown>
     try {
       const task = v.background[0]!
       task.start()
       let runs: store.ReconcileRow[] = []
       for (let i = 0; i < 100 && !runs.some((r) => r.finishedAt); i++) {
         await Bun.sleep(20)
-        runs = store.lastRuns(v.ctx.db, 5)
+        runs = await store.lastRuns(v.ctx.storage.db, 5)
       }
       expect(runs).toMatchObject([{ trigger: 'schedule', outcome: 'ok' }])
       const schedule = (await (
@@ -75,8 +81,11 @@ describe('the scheduled control loop', () => {
       expect(next).toBeGreaterThan(100_000)
       expect(next).toBeLessThanOrEqual(132_000)
       await task.stop()
-      expect(store.listTransitions(v.ctx.db, 10).map((t) => t.transition)).toEqual(['released', 'acquired'])
-      expect(store.listLeases(v.ctx.db)[0]).toMatchObject({ holder: null, generation: 1 })
+      expect((await store.listTransitions(v.ctx.storage.db, 10)).map((t) => t.transition)).toEqual([
+        'released',
+        'acquired',
+      ])
+      expect((await store.listLeases(v.ctx.storage.db))[0]).toMatchObject({ holder: null, generation: 1 })
     } finally {
       await v.dispose()
     }

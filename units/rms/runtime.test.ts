@@ -13,8 +13,8 @@ afterEach(async () => {
   for (const u of units) await u.dispose()
   units = []
 })
-function boot(hostDir: string) {
-  const u = bootLocal({ RMS_RUNTIME_HOST_DIR: hostDir }) as TestUnit<unknown>
+async function boot(hostDir: string) {
+  const u = (await bootLocal({ RMS_RUNTIME_HOST_DIR: hostDir })) as TestUnit<unknown>
   units.push(u)
   return u
 }
@@ -33,7 +33,7 @@ const readDoc = (dir: string, file: string) => JSON.parse(readFileSync(join(dir,
 
 describe('runtime host', () => {
   test('a fresh data dir is seeded from the example host and adopted as the desired state', async () => {
-    const u = bootLocal() as TestUnit<unknown>
+    const u = (await bootLocal()) as TestUnit<unknown>
     units.push(u)
     const inv = await get(u, '/api/v1/runtime/inventory')
     expect(inv.host_dir).toBe(join(u.dataDir, 'runtime-host'))
@@ -62,7 +62,7 @@ describe('runtime host', () => {
 
   test('an operator-given host directory is never seeded', async () => {
     const dir = join(exampleHostCopy(), '..', 'absent')
-    const u = boot(dir)
+    const u = await boot(dir)
     expect(existsSync(dir)).toBe(false)
     const ready = await u.request('/ready')
     expect(ready.status).toBe(503)
@@ -75,7 +75,7 @@ describe('runtime host', () => {
 
   test('drift: changed, missing, unmanaged and invalid files, each with a severity', async () => {
     const dir = exampleHostCopy()
-    const u = boot(dir)
+    const u = await boot(dir)
     // A cosmetic change is low; a guarded field is high; a missing persistent agent is critical.
     const research = readDoc(dir, 'agents/a-research-worker.json')
     writeFileSync(
@@ -183,7 +183,7 @@ describe('runtime host', () => {
 
   test('a plan goes stale when the host changes before apply', async () => {
     const dir = exampleHostCopy()
-    const u = boot(dir)
+    const u = await boot(dir)
     const agent = readDoc(dir, 'agents/a-research-worker.json')
     const plan = await post(u, '/api/v1/runtime-host/patch/plan', {
       changes: [
@@ -214,9 +214,62 @@ describe('runtime host', () => {
     expect(bad.status).toBe(409)
   })
 
+  test('two concurrent applies: one rollout, the other finds the plan applied or stale', async () => {
+    const dir = exampleHostCopy()
+    const u = await boot(dir)
+    const agent = readDoc(dir, 'agents/a-research-worker.json')
+    const change = (name: string) => ({
+      op: 'upsert',
+      kind: 'agent',
+      resource_id: 'a-research-worker',
+      document: { ...agent, display_name: name },
+    })
+    // The same plan twice, and two plans from the same base: exactly one apply of each pair wins.
+    const one = await post(u, '/api/v1/runtime-host/patch/plan', { changes: [change('R3')] })
+    const same = await Promise.all(
+      [1, 2].map(() => u.send('POST', '/api/v1/runtime-host/patch/apply', { plan_id: one.plan_id }, W)),
+    )
+    expect(same.map((r) => r.status).sort()).toEqual([200, 409])
+    const [p1, p2] = await Promise.all(
+      ['R4', 'R5'].map((n) => post(u, '/api/v1/runtime-host/patch/plan', { changes: [change(n)] })),
+    )
+    const rival = await Promise.all(
+      [p1, p2].map((p) => u.send('POST', '/api/v1/runtime-host/patch/apply', { plan_id: p.plan_id }, W)),
+    )
+    expect(rival.map((r) => r.status).sort()).toEqual([200, 409])
+    const loser = (await rival.find((r) => r.status === 409)!.json()) as Json
+    expect(loser.error.code).toBe('plan_stale')
+    const history = await get(u, '/api/v1/rollouts/history')
+    expect(history.items.filter((r: Json) => r.status === 'applied')).toHaveLength(2)
+    const winner = rival[0]!.status === 200 ? 'R4' : 'R5'
+    expect(readDoc(dir, 'agents/a-research-worker.json').display_name).toBe(winner)
+    expect((await get(u, '/api/v1/drift/summary')).state).toBe('in_sync')
+  })
+  test('with a long read window, a process reads its own applied desired state at once', async () => {
+    const dir = exampleHostCopy()
+    const u = await bootLocal({ RMS_RUNTIME_HOST_DIR: dir, RMS_HOST_SCAN_CACHE_MS: '60000' })
+    units.push(u)
+    expect((await get(u, '/api/v1/drift/summary')).state).toBe('in_sync') // both copies now held
+    const agent = readDoc(dir, 'agents/a-research-worker.json')
+    const plan = await post(u, '/api/v1/runtime-host/patch/plan', {
+      changes: [
+        {
+          op: 'upsert',
+          kind: 'agent',
+          resource_id: 'a-research-worker',
+          document: { ...agent, display_name: 'Windowed' },
+        },
+      ],
+    })
+    await post(u, '/api/v1/runtime-host/patch/apply', { plan_id: plan.plan_id })
+    // A desired state kept from before the apply would show the new host file as drift.
+    expect((await get(u, '/api/v1/drift/summary')).state).toBe('in_sync')
+    expect(readDoc(dir, 'agents/a-research-worker.json').display_name).toBe('Windowed')
+  })
+
   test('changes: desired documents are validated and may not break references', async () => {
     const dir = exampleHostCopy()
-    const u = boot(dir)
+    const u = await boot(dir)
     const agent = readDoc(dir, 'agents/a-research-worker.json')
     const invalid = await u.send(
       'POST',
@@ -263,7 +316,7 @@ describe('runtime host', () => {
 
   test('desired state, plans and rollouts persist across a restart', async () => {
     const dir = exampleHostCopy()
-    let u = boot(dir)
+    let u = await boot(dir)
     const agent = readDoc(dir, 'agents/a-research-worker.json')
     const plan = await post(u, '/api/v1/runtime-host/patch/plan', {
       changes: [
@@ -289,7 +342,7 @@ describe('runtime host', () => {
 
   test('an unreadable host: inventory says so, plans fail closed, federation falls back to the desired state', async () => {
     const dir = exampleHostCopy()
-    const u = boot(dir)
+    const u = await boot(dir)
     rmSync(dir, { recursive: true })
     const inv = await get(u, '/api/v1/runtime/inventory')
     expect(inv.readable).toBe(false)
@@ -311,7 +364,7 @@ describe('runtime host', () => {
 describe('classification and setup', () => {
   test('classify, preview and perform a domain setup', async () => {
     const dir = exampleHostCopy()
-    const u = boot(dir)
+    const u = await boot(dir)
     const c = await post(u, '/api/v1/classify', { text: 'The customer wants a refund for this ticket' })
     expect(c).toMatchObject({
       status: 'classified',

@@ -1,7 +1,9 @@
 import { and, asc, count, desc, eq, lt, sql } from 'drizzle-orm'
+import { AppError, unavailable } from '../../common/errors.ts'
 import { newId, nowIso } from '../../common/time.ts'
-import { enqueue, outboxSummary } from '../../db/outbox.ts'
-import type { Db } from '../../db/sqlite.ts'
+import { StorageGuard } from '../../db/guard.ts'
+import { enqueueIn, type OutboxDb, outboxSummary } from '../../db/outbox.ts'
+import type { Sql, Storage } from '../../db/storage.ts'
 import type { ResourceKind } from './model/host.ts'
 import type { DesiredResource } from './rules/drift.ts'
 import { decideLease } from './rules/lease.ts'
@@ -18,24 +20,65 @@ import {
   rollouts,
 } from './tables.ts'
 
-type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
-export type Writer = Db | Tx
+/**
+ * Every function here is async on the unit's storage: reads take `storage.db` (committed data) or a
+ * transaction's `tx`; writes take `tx` inside the caller's `storage.transaction`, except the lease
+ * and reconcile-run functions, which open their own transaction.
+ */
+
+/**
+ * A read the database does not answer (a libSQL server gone, a file gone) is the 503 of
+ * `db/guard.ts` rather than a 500; a refusal passes through. Writes get the same from the guarded
+ * storage's transaction (`guardedStorage`).
+ */
+function guarded<A extends unknown[], R>(read: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+  return async (...args) => {
+    try {
+      return await read(...args)
+    } catch (err) {
+      if (err instanceof AppError) throw err
+      throw unavailable('persistence_unavailable', 'The store is unavailable.')
+    }
+  }
+}
+
+/**
+ * The unit's storage with its writes guarded (`StorageGuard`): a transaction the database does not
+ * take is the 503 and degrades readiness until a write succeeds; a refusal (AppError) thrown in a
+ * body rolls back and passes through as before.
+ */
+export function guardedStorage(storage: Storage, onFailure: (err: unknown) => void): Storage {
+  const guard = new StorageGuard(storage, { onFailure })
+  return {
+    driver: storage.driver,
+    location: storage.location,
+    db: storage.db,
+    ...(storage.embedded ? { embedded: storage.embedded } : {}),
+    transaction: (fn) => guard.write(fn),
+    ready: () => guard.ready(),
+    close: () => storage.close(),
+  }
+}
 
 // ---------- desired state ----------
 
-export function loadDesired(db: Db): Map<string, DesiredResource> {
+export const loadDesired = guarded(async function loadDesired(
+  db: Sql,
+): Promise<Map<string, DesiredResource>> {
   const out = new Map<string, DesiredResource>()
-  for (const r of db.select().from(desiredResources).all()) {
+  for (const r of await db.select().from(desiredResources).all()) {
     const kind = r.kind as ResourceKind
     out.set(resourceKey(kind, r.resourceId), { kind, id: r.resourceId, doc: r.document, hash: r.hash })
   }
   return out
-}
+})
 
-export const desiredCount = (db: Db) => db.select({ n: count() }).from(desiredResources).get()?.n ?? 0
+export const desiredCount = guarded(
+  async (db: Sql) => (await db.select({ n: count() }).from(desiredResources).get())?.n ?? 0,
+)
 
-export function upsertDesired(
-  w: Writer,
+export async function upsertDesired(
+  w: Sql,
   kind: ResourceKind,
   id: string,
   doc: Record<string, unknown>,
@@ -49,7 +92,8 @@ export function upsertDesired(
     updatedAt: nowIso(),
     updatedBy: actor,
   }
-  w.insert(desiredResources)
+  await w
+    .insert(desiredResources)
     .values(row)
     .onConflictDoUpdate({
       target: [desiredResources.kind, desiredResources.resourceId],
@@ -58,8 +102,9 @@ export function upsertDesired(
     .run()
 }
 
-export function removeDesired(w: Writer, kind: ResourceKind, id: string) {
-  w.delete(desiredResources)
+export async function removeDesired(w: Sql, kind: ResourceKind, id: string) {
+  await w
+    .delete(desiredResources)
     .where(and(eq(desiredResources.kind, kind), eq(desiredResources.resourceId, id)))
     .run()
 }
@@ -79,7 +124,7 @@ export interface AuditInput {
   details?: Record<string, unknown>
 }
 
-export function audit(w: Writer, e: AuditInput, sinkConfigured: boolean): string {
+export async function audit(w: Sql, e: AuditInput, sinkConfigured: boolean): Promise<string> {
   const eventId = newId()
   const at = nowIso()
   const row = {
@@ -93,10 +138,10 @@ export function audit(w: Writer, e: AuditInput, sinkConfigured: boolean): string
     outcome: e.outcome,
     details: e.details ?? {},
   }
-  w.insert(auditEvents).values(row).run()
+  await w.insert(auditEvents).values(row).run()
   // In the same transaction as the audit row: the event is delivered if and only if it was recorded.
   if (sinkConfigured)
-    enqueue(w, { id: eventId, target: EVENT_SINK, payload: JSON.stringify(auditView(row)), at })
+    await enqueueIn(w, { id: eventId, target: EVENT_SINK, payload: JSON.stringify(auditView(row)), at })
   return eventId
 }
 
@@ -114,52 +159,68 @@ export function auditView(r: typeof auditEvents.$inferSelect) {
   }
 }
 
-export function listAudit(db: Db, q: { kindPrefix?: string; before?: string; limit: number }) {
+export const listAudit = guarded(async function listAudit(
+  db: Sql,
+  q: { kindPrefix?: string; before?: string; limit: number },
+) {
   const where = and(
     q.kindPrefix ? sql`substr(${auditEvents.kind}, 1, ${q.kindPrefix.length}) = ${q.kindPrefix}` : undefined,
     q.before ? lt(auditEvents.eventId, q.before) : undefined,
   )
-  return db
+  const rows = await db
     .select()
     .from(auditEvents)
     .where(where)
     .orderBy(desc(auditEvents.eventId))
     .limit(q.limit)
     .all()
-    .map(auditView)
-}
+  return rows.map(auditView)
+})
 
 /** Audit events in the outbox to the event sink, by state. */
-export async function outboxCounts(db: Db) {
+export const outboxCounts = guarded(async function outboxCounts(db: OutboxDb) {
   const s = await outboxSummary(db, EVENT_SINK)
   return { pending: s.pending, delivered: s.delivered, dead: s.dead }
-}
+})
 
 // ---------- patch plans and rollouts ----------
 
 export type PlanRow = typeof patchPlans.$inferSelect
 export type RolloutRow = typeof rollouts.$inferSelect
 
-export function insertPlan(w: Writer, plan: typeof patchPlans.$inferInsert) {
-  w.insert(patchPlans).values(plan).run()
+export async function insertPlan(w: Sql, plan: typeof patchPlans.$inferInsert) {
+  await w.insert(patchPlans).values(plan).run()
 }
 
-export function updatePlanStatus(w: Writer, planId: string, status: 'applied' | 'failed', rolloutId: string) {
-  w.update(patchPlans).set({ status, rolloutId }).where(eq(patchPlans.planId, planId)).run()
+export async function updatePlanStatus(
+  w: Sql,
+  planId: string,
+  status: 'applied' | 'failed',
+  rolloutId: string,
+) {
+  await w.update(patchPlans).set({ status, rolloutId }).where(eq(patchPlans.planId, planId)).run()
 }
 
-export function insertRollout(w: Writer, row: typeof rollouts.$inferInsert) {
-  w.insert(rollouts).values(row).run()
+export async function insertRollout(w: Sql, row: typeof rollouts.$inferInsert) {
+  await w.insert(rollouts).values(row).run()
 }
 
-export const findPlan = (db: Db, planId: string) =>
-  db.select().from(patchPlans).where(eq(patchPlans.planId, planId)).get()
+export const findRollout = guarded(
+  async (db: Sql, rolloutId: string) =>
+    await db.select().from(rollouts).where(eq(rollouts.rolloutId, rolloutId)).get(),
+)
 
-export function listRollouts(db: Db, limit: number) {
-  return db.select().from(rollouts).orderBy(desc(rollouts.startedAt)).limit(limit).all()
-}
+export const findPlan = guarded(async (db: Sql, planId: string) =>
+  db.select().from(patchPlans).where(eq(patchPlans.planId, planId)).get(),
+)
 
-export const rolloutCount = (db: Db) => db.select({ n: count() }).from(rollouts).get()?.n ?? 0
+export const listRollouts = guarded(async function listRollouts(db: Sql, limit: number) {
+  return await db.select().from(rollouts).orderBy(desc(rollouts.startedAt)).limit(limit).all()
+})
+
+export const rolloutCount = guarded(
+  async (db: Sql) => (await db.select({ n: count() }).from(rollouts).get())?.n ?? 0,
+)
 
 // ---------- leases ----------
 
@@ -170,103 +231,117 @@ export type LeaseOutcome =
   | { held: false; lease: LeaseRow }
 
 /**
- * Acquire or renew a lease inside one IMMEDIATE transaction: SQLite serializes writers across
- * processes, so two RMS processes on one file can never both come out holding it.
+ * Acquire or renew a lease inside one write transaction (BEGIN IMMEDIATE on the embedded file, a
+ * write transaction on a libSQL server): the database serializes writers across processes, so two
+ * RMS processes on one database can never both come out holding it.
  */
-export function acquireLease(
-  db: Db,
+export async function acquireLease(
+  storage: Storage,
   name: string,
   holder: string,
   durationS: number,
   now = new Date(),
-): LeaseOutcome {
-  return db.transaction(
-    (tx) => {
-      const current = tx.select().from(leases).where(eq(leases.name, name)).get()
-      const decision = decideLease(current, holder, now)
-      const at = now.toISOString()
-      const expiresAt = new Date(now.getTime() + durationS * 1000).toISOString()
-      if (decision.action === 'refuse') return { held: false as const, lease: current! }
-      if (decision.action === 'renew') {
-        tx.update(leases)
-          .set({ renewedAt: at, expiresAt, durationS, renewCount: sql`${leases.renewCount} + 1` })
-          .where(eq(leases.name, name))
-          .run()
-      } else {
-        const generation = (current?.generation ?? 0) + 1
-        const row = {
-          name,
-          holder,
-          acquiredAt: at,
-          renewedAt: at,
-          expiresAt,
-          durationS,
-          renewCount: 0,
-          generation,
-        }
-        tx.insert(leases).values(row).onConflictDoUpdate({ target: leases.name, set: row }).run()
-        tx.insert(leaseTransitions)
-          .values({
-            transitionId: newId(),
-            leaseName: name,
-            at,
-            transition: decision.action === 'acquire' ? 'acquired' : 'taken_over',
-            fromHolder: decision.action === 'take_over' ? decision.from : null,
-            toHolder: holder,
-            generation,
-          })
-          .run()
+): Promise<LeaseOutcome> {
+  return await storage.transaction(async (tx): Promise<LeaseOutcome> => {
+    const current = await findLease(tx, name)
+    const decision = decideLease(current, holder, now)
+    const at = now.toISOString()
+    const expiresAt = new Date(now.getTime() + durationS * 1000).toISOString()
+    if (decision.action === 'refuse') return { held: false, lease: current! }
+    if (decision.action === 'renew') {
+      await tx
+        .update(leases)
+        .set({ renewedAt: at, expiresAt, durationS, renewCount: sql`${leases.renewCount} + 1` })
+        .where(eq(leases.name, name))
+        .run()
+    } else {
+      const generation = (current?.generation ?? 0) + 1
+      const row = {
+        name,
+        holder,
+        acquiredAt: at,
+        renewedAt: at,
+        expiresAt,
+        durationS,
+        renewCount: 0,
+        generation,
       }
-      const lease = tx.select().from(leases).where(eq(leases.name, name)).get()!
-      const transition =
-        decision.action === 'renew' ? 'renewed' : decision.action === 'acquire' ? 'acquired' : 'taken_over'
-      return { held: true as const, transition, lease }
-    },
-    { behavior: 'immediate' },
-  )
-}
-
-export function releaseLease(db: Db, name: string, holder: string): boolean {
-  return db.transaction(
-    (tx) => {
-      const current = tx.select().from(leases).where(eq(leases.name, name)).get()
-      if (!current || current.holder !== holder) return false
-      tx.update(leases).set({ holder: null, expiresAt: null }).where(eq(leases.name, name)).run()
-      tx.insert(leaseTransitions)
+      await tx.insert(leases).values(row).onConflictDoUpdate({ target: leases.name, set: row }).run()
+      await tx
+        .insert(leaseTransitions)
         .values({
           transitionId: newId(),
           leaseName: name,
-          at: nowIso(),
-          transition: 'released',
-          fromHolder: holder,
-          toHolder: null,
-          generation: current.generation,
+          at,
+          transition: decision.action === 'acquire' ? 'acquired' : 'taken_over',
+          fromHolder: decision.action === 'take_over' ? decision.from : null,
+          toHolder: holder,
+          generation,
         })
         .run()
-      return true
-    },
-    { behavior: 'immediate' },
-  )
+    }
+    const lease = (await findLease(tx, name))!
+    const transition =
+      decision.action === 'renew' ? 'renewed' : decision.action === 'acquire' ? 'acquired' : 'taken_over'
+    return { held: true, transition, lease }
+  })
 }
 
-export const listLeases = (db: Db) => db.select().from(leases).orderBy(asc(leases.name)).all()
-
-export function listTransitions(db: Db, limit: number) {
-  return db.select().from(leaseTransitions).orderBy(desc(leaseTransitions.transitionId)).limit(limit).all()
+export async function releaseLease(storage: Storage, name: string, holder: string): Promise<boolean> {
+  return await storage.transaction(async (tx) => {
+    const current = await findLease(tx, name)
+    if (!current || current.holder !== holder) return false
+    await tx.update(leases).set({ holder: null, expiresAt: null }).where(eq(leases.name, name)).run()
+    await tx
+      .insert(leaseTransitions)
+      .values({
+        transitionId: newId(),
+        leaseName: name,
+        at: nowIso(),
+        transition: 'released',
+        fromHolder: holder,
+        toHolder: null,
+        generation: current.generation,
+      })
+      .run()
+    return true
+  })
 }
+
+export const listLeases = guarded(
+  async (db: Sql) => await db.select().from(leases).orderBy(asc(leases.name)).all(),
+)
+
+export const findLease = guarded(
+  async (db: Sql, name: string) => await db.select().from(leases).where(eq(leases.name, name)).get(),
+)
+
+export const listTransitions = guarded(async function listTransitions(db: Sql, limit: number) {
+  return await db
+    .select()
+    .from(leaseTransitions)
+    .orderBy(desc(leaseTransitions.transitionId))
+    .limit(limit)
+    .all()
+})
 
 // ---------- reconcile runs ----------
 
 export type ReconcileRow = typeof reconcileRuns.$inferSelect
 
-export function startRun(db: Db, holder: string, trigger: 'schedule' | 'manual'): ReconcileRow {
-  const row = { runId: newId(), holder, trigger, startedAt: nowIso(), outcome: 'running' as const }
-  db.insert(reconcileRuns).values(row).run()
+export async function startRun(
+  storage: Storage,
+  run: { runId: string; startedAt: string; holder: string; trigger: 'schedule' | 'manual' },
+): Promise<ReconcileRow> {
+  const row = { ...run, outcome: 'running' as const }
+  await storage.transaction(async (tx) => {
+    await tx.insert(reconcileRuns).values(row).run()
+  })
   return { ...row, finishedAt: null, driftItems: null, maxSeverity: null, hostHash: null, error: null }
 }
 
-export function finishRun(
-  db: Db,
+export async function finishRun(
+  storage: Storage,
   runId: string,
   r: {
     outcome: 'ok' | 'failed'
@@ -275,96 +350,113 @@ export function finishRun(
     hostHash: string | null
     error: string | null
   },
-): ReconcileRow {
-  db.update(reconcileRuns)
-    .set({ ...r, finishedAt: nowIso() })
-    .where(eq(reconcileRuns.runId, runId))
-    .run()
-  return db.select().from(reconcileRuns).where(eq(reconcileRuns.runId, runId)).get()!
+): Promise<ReconcileRow> {
+  return await storage.transaction(async (tx) => {
+    await tx
+      .update(reconcileRuns)
+      .set({ ...r, finishedAt: nowIso() })
+      .where(eq(reconcileRuns.runId, runId))
+      .run()
+    return (await tx.select().from(reconcileRuns).where(eq(reconcileRuns.runId, runId)).get())!
+  })
 }
 
-export function lastRuns(db: Db, limit: number) {
-  return db.select().from(reconcileRuns).orderBy(desc(reconcileRuns.runId)).limit(limit).all()
-}
+export const lastRuns = guarded(async function lastRuns(db: Sql, limit: number) {
+  return await db.select().from(reconcileRuns).orderBy(desc(reconcileRuns.runId)).limit(limit).all()
+})
 
-export function lastFinishedRun(db: Db) {
-  return db
+export const lastFinishedRun = guarded(async function lastFinishedRun(db: Sql) {
+  return await db
     .select()
     .from(reconcileRuns)
     .where(sql`${reconcileRuns.finishedAt} IS NOT NULL`)
     .orderBy(desc(reconcileRuns.finishedAt))
     .limit(1)
     .get()
-}
+})
 
-export function reconcileCounts(db: Db) {
-  return db
+export const reconcileCounts = guarded(async function reconcileCounts(db: Sql) {
+  return await db
     .select({ outcome: reconcileRuns.outcome, n: count() })
     .from(reconcileRuns)
     .groupBy(reconcileRuns.outcome)
     .all()
-}
+})
 
 // ---------- learning proposals ----------
 
 export type ProposalRow = typeof learningProposals.$inferSelect
 
-export function insertProposal(w: Writer, row: typeof learningProposals.$inferInsert) {
-  w.insert(learningProposals).values(row).run()
+export async function insertProposal(w: Sql, row: typeof learningProposals.$inferInsert) {
+  await w.insert(learningProposals).values(row).run()
 }
 
-export const findProposal = (db: Writer, slug: string, id: string) =>
-  db
-    .select()
-    .from(learningProposals)
-    .where(and(eq(learningProposals.agentSlug, slug), eq(learningProposals.proposalId, id)))
-    .get()
+export const findProposal = guarded(
+  async (db: Sql, slug: string, id: string) =>
+    await db
+      .select()
+      .from(learningProposals)
+      .where(and(eq(learningProposals.agentSlug, slug), eq(learningProposals.proposalId, id)))
+      .get(),
+)
 
-export function listProposals(db: Db, slug: string) {
-  return db
+export const listProposals = guarded(async function listProposals(db: Sql, slug: string) {
+  return await db
     .select()
     .from(learningProposals)
     .where(eq(learningProposals.agentSlug, slug))
     .orderBy(desc(learningProposals.proposalId))
     .all()
+})
+
+export async function updateProposal(
+  w: Sql,
+  id: string,
+  set: Partial<typeof learningProposals.$inferInsert>,
+) {
+  await w.update(learningProposals).set(set).where(eq(learningProposals.proposalId, id)).run()
 }
 
-export function updateProposal(w: Writer, id: string, set: Partial<typeof learningProposals.$inferInsert>) {
-  w.update(learningProposals).set(set).where(eq(learningProposals.proposalId, id)).run()
-}
-
-export function proposalCounts(db: Db) {
-  return db
+export const proposalCounts = guarded(async function proposalCounts(db: Sql) {
+  return await db
     .select({ state: learningProposals.state, n: count() })
     .from(learningProposals)
     .groupBy(learningProposals.state)
     .all()
-}
+})
 
-export function pendingProposalsByAgent(db: Db) {
-  const rows = db
+export const pendingProposalsByAgent = guarded(async function pendingProposalsByAgent(db: Sql) {
+  const rows = await db
     .select({ slug: learningProposals.agentSlug, n: count() })
     .from(learningProposals)
     .where(eq(learningProposals.state, 'pending_review'))
     .groupBy(learningProposals.agentSlug)
     .all()
   return new Map(rows.map((r) => [r.slug, r.n]))
-}
+})
 
 // ---------- execution approvals ----------
 
 export type ApprovalRow = typeof executionApprovals.$inferSelect
 
-export const findApproval = (db: Writer, id: string) =>
-  db.select().from(executionApprovals).where(eq(executionApprovals.approvalId, id)).get()
+export const findApproval = guarded(
+  async (db: Sql, id: string) =>
+    await db.select().from(executionApprovals).where(eq(executionApprovals.approvalId, id)).get(),
+)
 
-export function saveApproval(w: Writer, row: typeof executionApprovals.$inferInsert) {
-  w.insert(executionApprovals)
+export async function saveApproval(w: Sql, row: typeof executionApprovals.$inferInsert) {
+  await w
+    .insert(executionApprovals)
     .values(row)
     .onConflictDoUpdate({ target: executionApprovals.approvalId, set: row })
     .run()
 }
 
-export function listApprovals(db: Db, limit: number) {
-  return db.select().from(executionApprovals).orderBy(desc(executionApprovals.recordedAt)).limit(limit).all()
-}
+export const listApprovals = guarded(async function listApprovals(db: Sql, limit: number) {
+  return await db
+    .select()
+    .from(executionApprovals)
+    .orderBy(desc(executionApprovals.recordedAt))
+    .limit(limit)
+    .all()
+})

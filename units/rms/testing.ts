@@ -2,7 +2,7 @@
 import { cpSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Env } from '../../runtime/run.ts'
-import { bootForTest, type FakePeer, fakePeer, json, tempDir } from '../../test/harness.ts'
+import { bootForTestAsync, type FakePeer, fakePeer, json, tempDir } from '../../test/harness.ts'
 import { rms } from './index.ts'
 
 export const TOKENS = {
@@ -77,7 +77,7 @@ export const agentLane = (version: string, agentId = AGENT.id) => ({
 
 /** RMS booted against a projection layer, on a fresh data dir seeded from the example host. */
 export function bootWithProjection(layer: ProjectionLayer, env: Env = {}) {
-  return bootForTest(rms, {
+  return bootForTestAsync(rms, {
     SVC_CONTEXT_BASE_URL: layer.peer.url,
     RMS_AUTHORITY_TIMEOUT_MS: '500',
     RMS_AUTHORITY_RETRY_MS: '0',
@@ -90,7 +90,7 @@ export const LOCAL_TOKENS = `${TOKENS.read}:user:reader:r,${TOKENS.write}:user:w
 
 /** RMS in local-token mode (no projection layer), as development and test allow. */
 export function bootLocal(env: Env = {}) {
-  return bootForTest(rms, { RMS_LOCAL_TOKENS: LOCAL_TOKENS, RMS_HOST_SCAN_CACHE_MS: '0', ...env })
+  return bootForTestAsync(rms, { RMS_LOCAL_TOKENS: LOCAL_TOKENS, RMS_HOST_SCAN_CACHE_MS: '0', ...env })
 }
 
 /** A copy of the example host in a temp dir, for tests that edit host files. */

@@ -9,9 +9,9 @@ const RD = bearer(TOKENS.read)
 const W = bearer(TOKENS.write)
 let u: TestUnit<unknown>
 let dir: string
-beforeAll(() => {
+beforeAll(async () => {
   dir = exampleHostCopy()
-  u = bootLocal({ RMS_RUNTIME_HOST_DIR: dir }) as TestUnit<unknown>
+  u = (await bootLocal({ RMS_RUNTIME_HOST_DIR: dir })) as TestUnit<unknown>
 })
 afterAll(async () => {
   await u.dispose()
@@ -197,7 +197,7 @@ describe('dispatch preview', () => {
 describe('outbox', () => {
   test('audit events are delivered to the event sink by the control agent, and counted', async () => {
     const sink = fakePeer(() => json({ ok: true }))
-    const v = bootLocal({ RMS_EVENT_SINK_URL: sink.url }) as TestUnit<unknown>
+    const v = (await bootLocal({ RMS_EVENT_SINK_URL: sink.url })) as TestUnit<unknown>
     try {
       const before = await (await v.request('/metrics', { headers: RD })).text()
       expect(before).toContain('svc_rms_outbox_events{state="pending",unit="rms"} 1')

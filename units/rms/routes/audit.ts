@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import type { Db } from '../../../db/sqlite.ts'
+import type { Storage } from '../../../db/storage.ts'
 import { type AuthorityPlugin, mark } from '../authority.ts'
 import { AuditList, AuditQuery, LimitQuery, RolloutHistory } from '../model.ts'
 import { rolloutView } from '../service/runtime.ts'
@@ -9,14 +9,18 @@ import { READ_ERRORS } from './runtime.ts'
 const DEFAULT_LIMIT = 100
 
 /** Audit events, rollout audit and rollout history (newest first). */
-export const auditRoutes = (deps: { db: Db; auth: AuthorityPlugin }) =>
+export const auditRoutes = (deps: { storage: Storage; auth: AuthorityPlugin }) =>
   new Elysia({ name: 'rms:audit' }).use(deps.auth).guard({ access: 'read' }, (app) =>
     app
       .get(
         '/api/v1/audit/events',
-        ({ authority, query }) => {
+        async ({ authority, query }) => {
           const limit = query.limit ?? DEFAULT_LIMIT
-          const events = store.listAudit(deps.db, { kindPrefix: query.kind, before: query.before, limit })
+          const events = await store.listAudit(deps.storage.db, {
+            kindPrefix: query.kind,
+            before: query.before,
+            limit,
+          })
           return {
             events,
             count: events.length,
@@ -32,9 +36,9 @@ export const auditRoutes = (deps: { db: Db; auth: AuthorityPlugin }) =>
       )
       .get(
         '/api/v1/rollouts/audit',
-        ({ authority, query }) => {
+        async ({ authority, query }) => {
           const limit = query.limit ?? DEFAULT_LIMIT
-          const events = store.listAudit(deps.db, { kindPrefix: 'rollout.', limit })
+          const events = await store.listAudit(deps.storage.db, { kindPrefix: 'rollout.', limit })
           return {
             events,
             count: events.length,
@@ -50,9 +54,16 @@ export const auditRoutes = (deps: { db: Db; auth: AuthorityPlugin }) =>
       )
       .get(
         '/api/v1/rollouts/history',
-        ({ authority, query }) => {
-          const items = store.listRollouts(deps.db, query.limit ?? DEFAULT_LIMIT).map(rolloutView)
-          return { items, count: items.length, total: store.rolloutCount(deps.db), ...mark(authority) }
+        async ({ authority, query }) => {
+          const items = (await store.listRollouts(deps.storage.db, query.limit ?? DEFAULT_LIMIT)).map(
+            rolloutView,
+          )
+          return {
+            items,
+            count: items.length,
+            total: await store.rolloutCount(deps.storage.db),
+            ...mark(authority),
+          }
         },
         {
           query: LimitQuery,

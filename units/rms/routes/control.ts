@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import { notFound } from '../../../common/errors.ts'
 import { rejectUnknownFields } from '../../../common/schema.ts'
-import type { Db } from '../../../db/sqlite.ts'
+import type { Storage } from '../../../db/storage.ts'
 import { type AuthorityPlugin, mark } from '../authority.ts'
 import { type ControlAgent, leaseHeldError, RECONCILE_LEASE } from '../control.ts'
 import {
@@ -19,7 +19,7 @@ import * as store from '../store.ts'
 import { READ_ERRORS, WRITE_ERRORS } from './runtime.ts'
 
 export interface ControlDeps {
-  db: Db
+  storage: Storage
   auth: AuthorityPlugin
   control: ControlAgent
   runtime: RuntimeService
@@ -62,14 +62,14 @@ const runView = (r: store.ReconcileRow) => ({
 /** Control-agent status, leases, watchdog, schedule, reconcile and dispatch preview. */
 export const controlRoutes = (deps: ControlDeps) => {
   const { control } = deps
-  const watchdog = () => ({
-    ...control.watchdog(),
+  const watchdog = async () => ({
+    ...(await control.watchdog()),
     stall_after_s: deps.stallAfterS,
     check_interval_s: deps.watchdogIntervalS,
     last_check_at: control.lastWatchdogCheck() ? control.lastWatchdogCheck()!.checked_at : null,
   })
-  const schedule = () => {
-    const last = store.lastRuns(deps.db, 1)[0]
+  const schedule = async () => {
+    const last = (await store.lastRuns(deps.storage.db, 1))[0]
     return {
       reconcile_interval_s: deps.intervalS,
       minimum_interval_s: deps.minimumIntervalS,
@@ -87,17 +87,17 @@ export const controlRoutes = (deps: ControlDeps) => {
       app
         .get(
           '/api/v1/control-agent/status',
-          ({ authority }) => {
-            const lease = control.currentLease()
+          async ({ authority }) => {
+            const lease = await control.currentLease()
             return {
               instance: control.holder,
               started_at: control.startedAt,
-              holds_lease: control.holdsLease(),
+              holds_lease: await control.holdsLease(),
               lease: lease ? leaseView(lease, control.holder) : null,
               running: control.runningNow(),
-              recent_runs: store.lastRuns(deps.db, 10).map(runView),
-              watchdog: watchdog(),
-              schedule: schedule(),
+              recent_runs: (await store.lastRuns(deps.storage.db, 10)).map(runView),
+              watchdog: await watchdog(),
+              schedule: await schedule(),
               ...mark(authority),
             }
           },
@@ -105,10 +105,10 @@ export const controlRoutes = (deps: ControlDeps) => {
         )
         .get(
           '/api/v1/control-agent/leases',
-          ({ authority }) => ({
+          async ({ authority }) => ({
             instance: control.holder,
-            items: store.listLeases(deps.db).map((l) => leaseView(l, control.holder)),
-            transitions: store.listTransitions(deps.db, 50).map((x) => ({
+            items: (await store.listLeases(deps.storage.db)).map((l) => leaseView(l, control.holder)),
+            transitions: (await store.listTransitions(deps.storage.db, 50)).map((x) => ({
               lease: x.leaseName,
               at: x.at,
               transition: x.transition,
@@ -123,14 +123,22 @@ export const controlRoutes = (deps: ControlDeps) => {
             detail: { summary: 'Leases with holder, renewals and transitions' },
           },
         )
-        .get('/api/v1/control-agent/watchdog', ({ authority }) => ({ ...watchdog(), ...mark(authority) }), {
-          response: { 200: Watchdog, ...READ_ERRORS },
-          detail: { summary: 'Watchdog verdict on the reconcile loop' },
-        })
-        .get('/api/v1/control-agent/schedule', ({ authority }) => ({ ...schedule(), ...mark(authority) }), {
-          response: { 200: Schedule, ...READ_ERRORS },
-          detail: { summary: 'Reconcile schedule' },
-        }),
+        .get(
+          '/api/v1/control-agent/watchdog',
+          async ({ authority }) => ({ ...(await watchdog()), ...mark(authority) }),
+          {
+            response: { 200: Watchdog, ...READ_ERRORS },
+            detail: { summary: 'Watchdog verdict on the reconcile loop' },
+          },
+        )
+        .get(
+          '/api/v1/control-agent/schedule',
+          async ({ authority }) => ({ ...(await schedule()), ...mark(authority) }),
+          {
+            response: { 200: Schedule, ...READ_ERRORS },
+            detail: { summary: 'Reconcile schedule' },
+          },
+        ),
     )
     .guard({ access: 'write' }, (app) =>
       app
@@ -155,8 +163,8 @@ export const controlRoutes = (deps: ControlDeps) => {
         )
         .post(
           '/api/v1/control-agent/dispatch-preview',
-          ({ authority, body }) => {
-            const c = deps.runtime.catalog()
+          async ({ authority, body }) => {
+            const c = await deps.runtime.catalog()
             const fed = deps.runtime.federation(c)
             let domainId: string | null = null
             let classification: 'classified' | 'ambiguous' | 'unclassified' | 'explicit' | null = null

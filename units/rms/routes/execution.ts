@@ -1,18 +1,14 @@
 import { Elysia, t } from 'elysia'
-import { AppError, notFound, unprocessable } from '../../../common/errors.ts'
+import { notFound } from '../../../common/errors.ts'
 import { rejectUnknownFields } from '../../../common/schema.ts'
-import { newId, nowIso } from '../../../common/time.ts'
-import type { Db } from '../../../db/sqlite.ts'
 import { type AuthorityPlugin, mark } from '../authority.ts'
 import { Approval, ApprovalRecordRequest, Approvals, LimitQuery } from '../model.ts'
+import { type ApprovalDeps, recordApproval } from '../service/approvals.ts'
 import * as store from '../store.ts'
 import { READ_ERRORS, WRITE_ERRORS } from './runtime.ts'
 
-export interface ExecutionDeps {
-  db: Db
+export interface ExecutionDeps extends ApprovalDeps {
   auth: AuthorityPlugin
-  approvalTtlS: number
-  sinkConfigured: boolean
 }
 
 export function approvalView(r: store.ApprovalRow, now = Date.now()) {
@@ -30,10 +26,7 @@ export function approvalView(r: store.ApprovalRow, now = Date.now()) {
   }
 }
 
-/**
- * The ALS approval lane (docs/conventions.md §4): approvals recorded here, read by ALS's approve-check.
- * A decided approval (approved or rejected) is final; a pending one may be decided once.
- */
+/** The ALS approval lane: read here, recorded by `service/approvals.ts`. */
 export const executionRoutes = (deps: ExecutionDeps) =>
   new Elysia({ name: 'rms:execution' })
     .use(deps.auth)
@@ -41,8 +34,10 @@ export const executionRoutes = (deps: ExecutionDeps) =>
       app
         .get(
           '/api/v1/execution/approvals',
-          ({ authority, query }) => {
-            const items = store.listApprovals(deps.db, query.limit ?? 100).map((r) => approvalView(r))
+          async ({ authority, query }) => {
+            const items = (await store.listApprovals(deps.storage.db, query.limit ?? 100)).map((r) =>
+              approvalView(r),
+            )
             return { items, count: items.length, ...mark(authority) }
           },
           {
@@ -53,8 +48,8 @@ export const executionRoutes = (deps: ExecutionDeps) =>
         )
         .get(
           '/api/v1/execution/approvals/:approval_id',
-          ({ authority, params }) => {
-            const r = store.findApproval(deps.db, params.approval_id)
+          async ({ authority, params }) => {
+            const r = await store.findApproval(deps.storage.db, params.approval_id)
             if (!r) throw notFound('approval_not_found', 'No approval has this id.')
             return { ...approvalView(r), ...mark(authority) }
           },
@@ -68,67 +63,10 @@ export const executionRoutes = (deps: ExecutionDeps) =>
     .guard({ access: 'write' }, (app) =>
       app.post(
         '/api/v1/execution/approvals',
-        ({ authority, body, set }) => {
-          if (body.decision === 'approved' && !body.policy_approved) {
-            throw unprocessable(
-              'policy_approval_required',
-              'An approved decision needs policy_approved true.',
-            )
-          }
-          if (body.decision !== 'approved' && body.human_approved && body.policy_approved) {
-            throw unprocessable(
-              'inconsistent_decision',
-              'Both approvals are set but the decision is not approved.',
-            )
-          }
-          const approvalId = body.approval_id ?? newId()
-          const now = nowIso()
-          let created = false
-          deps.db.transaction(
-            (tx) => {
-              const existing = store.findApproval(tx, approvalId)
-              if (existing && existing.decision !== 'pending') {
-                throw new AppError(
-                  409,
-                  'approval_decided',
-                  `The approval is already ${existing.decision}; decisions are final.`,
-                )
-              }
-              if (existing && existing.proposalRef !== body.proposal_ref) {
-                throw new AppError(409, 'proposal_ref_mismatch', 'The approval belongs to another proposal.')
-              }
-              created = !existing
-              store.saveApproval(tx, {
-                approvalId,
-                proposalRef: body.proposal_ref,
-                decision: body.decision,
-                policyApproved: body.policy_approved,
-                humanApproved: body.human_approved,
-                decidedAt: body.decision === 'pending' ? null : now,
-                decidedBy: authority.subject,
-                recordedAt: now,
-                expiresAt: new Date(
-                  Date.now() + (body.valid_for_s ?? deps.approvalTtlS) * 1000,
-                ).toISOString(),
-              })
-              store.audit(
-                tx,
-                {
-                  kind: 'execution_approval.recorded',
-                  actor: authority.subject,
-                  authoritySource: authority.authority_source,
-                  resourceKind: 'execution_approval',
-                  resourceId: approvalId,
-                  outcome: 'recorded',
-                  details: { proposal_ref: body.proposal_ref, decision: body.decision },
-                },
-                deps.sinkConfigured,
-              )
-            },
-            { behavior: 'immediate' },
-          )
+        async ({ authority, body, set }) => {
+          const { created, approval } = await recordApproval(deps, authority, body)
           set.status = created ? 201 : 200
-          return { ...approvalView(store.findApproval(deps.db, approvalId)!), ...mark(authority) }
+          return { ...approvalView(approval), ...mark(authority) }
         },
         {
           body: ApprovalRecordRequest,

@@ -24,8 +24,8 @@ const AgentId = t.Object({ agent_id: t.String({ minLength: 1, maxLength: 63 }) }
 
 /** The federation read contract and the views derived from the agent catalog. */
 export const federationRoutes = (deps: FederationDeps) => {
-  const readiness = () => {
-    const c = deps.runtime.catalog()
+  const readiness = async () => {
+    const c = await deps.runtime.catalog()
     const fed = deps.runtime.federation(c)
     const byId = new Map(fed.agents.map((a) => [a.agent_id, a]))
     const refs = {
@@ -36,8 +36,8 @@ export const federationRoutes = (deps: FederationDeps) => {
     const items = c.agents.map((a) => agentReadiness(a, byId.get(a.agent_id), refs))
     return { c, fed, items }
   }
-  const bySlug = (slug: string) => {
-    const c = deps.runtime.catalog()
+  const bySlug = async (slug: string) => {
+    const c = await deps.runtime.catalog()
     const agent = c.agents.find((a) => a.agent_slug === slug)
     if (!agent) throw notFound('agent_not_found', 'No agent has this slug.')
     return { c, agent }
@@ -47,7 +47,10 @@ export const federationRoutes = (deps: FederationDeps) => {
     app
       .get(
         '/api/v1/agent-runtime/catalog',
-        ({ authority }) => ({ ...deps.runtime.federation(), ...mark(authority) }),
+        async ({ authority }) => ({
+          ...deps.runtime.federation(await deps.runtime.catalog()),
+          ...mark(authority),
+        }),
         {
           response: { 200: Catalog, ...READ_ERRORS },
           detail: {
@@ -58,8 +61,8 @@ export const federationRoutes = (deps: FederationDeps) => {
       )
       .get(
         '/api/v1/agent-runtime/catalog/:agent_id',
-        ({ authority, params }) => {
-          const { c, fed, items } = readiness()
+        async ({ authority, params }) => {
+          const { c, fed, items } = await readiness()
           const agent = c.agents.find((a) => a.agent_id === params.agent_id)
           if (!agent) throw notFound('agent_not_found', 'No agent has this id.')
           return {
@@ -78,8 +81,8 @@ export const federationRoutes = (deps: FederationDeps) => {
       )
       .get(
         '/api/v1/agent-runtime/team-handoff-policies',
-        ({ authority }) => {
-          const c = deps.runtime.catalog()
+        async ({ authority }) => {
+          const c = await deps.runtime.catalog()
           const teams = new Map(c.teams.map((x) => [x.team_id, x]))
           const items = c.agents.map((a) => handoffPolicy(a, teams))
           return { items, count: items.length, ...mark(authority) }
@@ -91,8 +94,8 @@ export const federationRoutes = (deps: FederationDeps) => {
       )
       .get(
         '/api/v1/agent-runtime/team-handoff-policies/:agent_slug',
-        ({ authority, params }) => {
-          const { c, agent } = bySlug(params.agent_slug)
+        async ({ authority, params }) => {
+          const { c, agent } = await bySlug(params.agent_slug)
           return {
             policy: handoffPolicy(agent, new Map(c.teams.map((x) => [x.team_id, x]))),
             ...mark(authority),
@@ -106,16 +109,16 @@ export const federationRoutes = (deps: FederationDeps) => {
       )
       .get(
         '/api/v1/agent-runtime/delegations',
-        ({ authority }) => {
-          const d = deps.runtime.catalog().delegations
+        async ({ authority }) => {
+          const d = (await deps.runtime.catalog()).delegations
           return { items: d, count: d.length, ...mark(authority) }
         },
         { response: { 200: Delegations, ...READ_ERRORS }, detail: { summary: 'Declared delegations' } },
       )
       .get(
         '/api/v1/agent-runtime/delegation-state',
-        ({ authority }) => {
-          const c = deps.runtime.catalog()
+        async ({ authority }) => {
+          const c = await deps.runtime.catalog()
           const fed = deps.runtime.federation(c)
           const items = delegationStates(
             c.delegations,
@@ -135,8 +138,8 @@ export const federationRoutes = (deps: FederationDeps) => {
       )
       .get(
         '/api/v1/agent-runtime/readiness',
-        ({ authority }) => {
-          const { fed, items } = readiness()
+        async ({ authority }) => {
+          const { fed, items } = await readiness()
           const ready = items.filter((i) => i.ready).length
           const status = fed.fail_closed ? 'not_ready' : ready === items.length ? 'ready' : 'degraded'
           return {

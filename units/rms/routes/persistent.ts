@@ -42,8 +42,8 @@ export const persistentRoutes = (deps: PersistentDeps) =>
       app
         .get(
           '/api/v1/persistent-agents',
-          ({ authority }) => {
-            const items = persistentViews(deps)
+          async ({ authority }) => {
+            const items = await persistentViews(deps)
             return { items, count: items.length, ...mark(authority) }
           },
           {
@@ -53,8 +53,8 @@ export const persistentRoutes = (deps: PersistentDeps) =>
         )
         .get(
           '/api/v1/persistent-agents/:agent_slug',
-          ({ authority, params }) => {
-            return { agent: persistentView(deps, params.agent_slug), ...mark(authority) }
+          async ({ authority, params }) => {
+            return { agent: await persistentView(deps, params.agent_slug), ...mark(authority) }
           },
           {
             params: Slug,
@@ -64,8 +64,8 @@ export const persistentRoutes = (deps: PersistentDeps) =>
         )
         .get(
           '/api/v1/persistent-agents/:agent_slug/learning-proposals',
-          ({ authority, params }) => {
-            const proposals = proposalsOf(deps, params.agent_slug)
+          async ({ authority, params }) => {
+            const proposals = await proposalsOf(deps, params.agent_slug)
             return { agent_slug: params.agent_slug, proposals, count: proposals.length, ...mark(authority) }
           },
           {
@@ -76,8 +76,8 @@ export const persistentRoutes = (deps: PersistentDeps) =>
         )
         .get(
           '/api/v1/persistent-agents/:agent_slug/learning-proposals/:proposal_id',
-          ({ authority, params }) => ({
-            proposal: proposalOf(deps, params.agent_slug, params.proposal_id),
+          async ({ authority, params }) => ({
+            proposal: await proposalOf(deps, params.agent_slug, params.proposal_id),
             ...mark(authority),
           }),
           {
@@ -88,8 +88,8 @@ export const persistentRoutes = (deps: PersistentDeps) =>
         )
         .get(
           '/api/v1/workspaces/persistent',
-          ({ authority }) => {
-            const items = persistentWorkspaces(deps)
+          async ({ authority }) => {
+            const items = await persistentWorkspaces(deps)
             return { items, count: items.length, ...mark(authority) }
           },
           {

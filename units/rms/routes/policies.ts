@@ -31,8 +31,8 @@ export const policyRoutes = (deps: PolicyDeps) => {
       agents: new Map((held?.agents ?? []).map((a) => [a.agent_id, { read: a.read }])),
     }
   }
-  const voices = () => {
-    const c = deps.runtime.catalog()
+  const voices = async () => {
+    const c = await deps.runtime.catalog()
     const byId = new Map(c.voices.map((v) => [v.target_id, v]))
     const defaultId = c.host?.default_voice_target ?? null
     return { c, byId, defaultId, defaultTarget: defaultId ? byId.get(defaultId) : undefined }
@@ -42,8 +42,8 @@ export const policyRoutes = (deps: PolicyDeps) => {
     app
       .get(
         '/api/v1/tool-profiles',
-        ({ authority }) => {
-          const items = deps.runtime.catalog().profiles
+        async ({ authority }) => {
+          const items = (await deps.runtime.catalog()).profiles
           return { items, count: items.length, ...mark(authority) }
         },
         { response: { 200: ToolProfiles, ...READ_ERRORS }, detail: { summary: 'Tool profiles' } },
@@ -51,7 +51,7 @@ export const policyRoutes = (deps: PolicyDeps) => {
       .get(
         '/api/v1/agent-tool-policies',
         async ({ authority }) => {
-          const c = deps.runtime.catalog()
+          const c = await deps.runtime.catalog()
           const p = await projection()
           const profiles = new Map(c.profiles.map((x) => [x.profile_id, x]))
           const items = c.agents.map((a) => agentToolPolicy(a, profiles, p))
@@ -62,7 +62,7 @@ export const policyRoutes = (deps: PolicyDeps) => {
       .get(
         '/api/v1/agent-tool-policies/:agent_slug',
         async ({ authority, params }) => {
-          const c = deps.runtime.catalog()
+          const c = await deps.runtime.catalog()
           const agent = c.agents.find((a) => a.agent_slug === params.agent_slug)
           if (!agent) throw notFound('agent_not_found', 'No agent has this slug.')
           const policy = agentToolPolicy(
@@ -80,16 +80,16 @@ export const policyRoutes = (deps: PolicyDeps) => {
       )
       .get(
         '/api/v1/voice/targets',
-        ({ authority }) => {
-          const { c, defaultId } = voices()
+        async ({ authority }) => {
+          const { c, defaultId } = await voices()
           return { targets: c.voices, count: c.voices.length, default_target: defaultId, ...mark(authority) }
         },
         { response: { 200: VoiceTargets, ...READ_ERRORS }, detail: { summary: 'Voice targets' } },
       )
       .get(
         '/api/v1/voice/targets/default',
-        ({ authority }) => {
-          const { defaultTarget } = voices()
+        async ({ authority }) => {
+          const { defaultTarget } = await voices()
           if (!defaultTarget)
             throw notFound(
               'default_voice_target_not_found',
@@ -107,8 +107,8 @@ export const policyRoutes = (deps: PolicyDeps) => {
       )
       .get(
         '/api/v1/voice/targets/:agent_slug',
-        ({ authority, params }) => {
-          const { c, byId, defaultTarget } = voices()
+        async ({ authority, params }) => {
+          const { c, byId, defaultTarget } = await voices()
           const agent = c.agents.find((a) => a.agent_slug === params.agent_slug)
           if (!agent) throw notFound('agent_not_found', 'No agent has this slug.')
           // An agent naming a target that does not exist gets no fallback: that is a broken binding.
@@ -137,9 +137,9 @@ export const policyRoutes = (deps: PolicyDeps) => {
       )
       .get(
         '/api/v1/voice/library-governance',
-        ({ authority }) => {
+        async ({ authority }) => {
           const now = new Date()
-          const items = deps.runtime.catalog().voices.map((v) => voiceGovernance(v, now))
+          const items = (await deps.runtime.catalog()).voices.map((v) => voiceGovernance(v, now))
           return {
             items,
             count: items.length,

@@ -2,7 +2,7 @@ import { Elysia } from 'elysia'
 import { errorResponses } from '../../../common/errors.ts'
 import { rejectUnknownFields } from '../../../common/schema.ts'
 import { nowIso } from '../../../common/time.ts'
-import type { Db } from '../../../db/sqlite.ts'
+import type { Storage } from '../../../db/storage.ts'
 import { type AuthorityPlugin, mark } from '../authority.ts'
 import type { AgentDoc, DelegationDoc } from '../model/host.ts'
 import {
@@ -17,11 +17,11 @@ import {
 } from '../model.ts'
 import { topologyDiff, topologyOf } from '../rules/topology.ts'
 import { ofKind } from '../service/host.ts'
-import type { Change, RuntimeService } from '../service/runtime.ts'
+import type { Catalog, Change, RuntimeService } from '../service/runtime.ts'
 import * as store from '../store.ts'
 
 export interface RuntimeDeps {
-  db: Db
+  storage: Storage
   auth: AuthorityPlugin
   runtime: RuntimeService
   ephemeral: boolean
@@ -40,8 +40,8 @@ export const runtimeRoutes = (deps: RuntimeDeps) =>
       app
         .get(
           '/api/v1/runtime/inventory',
-          ({ authority }) => {
-            const c = deps.runtime.catalog()
+          async ({ authority }) => {
+            const c = await deps.runtime.catalog()
             const s = c.snapshot
             const counts: Record<string, number> = {}
             for (const r of s.resources.values()) counts[r.kind] = (counts[r.kind] ?? 0) + 1
@@ -84,8 +84,8 @@ export const runtimeRoutes = (deps: RuntimeDeps) =>
         )
         .get(
           '/api/v1/topology/current',
-          ({ authority }) => {
-            const c = deps.runtime.catalog()
+          async ({ authority }) => {
+            const c = await deps.runtime.catalog()
             return {
               source: c.fallbackReason ? ('desired_state_fallback' as const) : ('runtime_host' as const),
               ...topologyOf(c.agents, c.delegations),
@@ -99,8 +99,8 @@ export const runtimeRoutes = (deps: RuntimeDeps) =>
         )
         .get(
           '/api/v1/topology/diff',
-          ({ authority }) => {
-            const c = deps.runtime.catalog()
+          async ({ authority }) => {
+            const c = await deps.runtime.catalog()
             const desired = topologyOf(
               ofKind<AgentDoc>(desiredSource(c.desired), 'agent'),
               ofKind<DelegationDoc>(desiredSource(c.desired), 'delegation'),
@@ -114,9 +114,9 @@ export const runtimeRoutes = (deps: RuntimeDeps) =>
         )
         .get(
           '/api/v1/drift/summary',
-          ({ authority }) => {
-            const d = deps.runtime.drift()
-            const last = store.lastFinishedRun(deps.db)
+          async ({ authority }) => {
+            const d = await deps.runtime.drift()
+            const last = await store.lastFinishedRun(deps.storage.db)
             return {
               ...d.summary,
               items: d.entries,
@@ -138,11 +138,11 @@ export const runtimeRoutes = (deps: RuntimeDeps) =>
       app
         .post(
           '/api/v1/runtime-host/patch/plan',
-          ({ authority, body }) => ({
-            ...deps.runtime.plan((body.changes ?? []) as Change[], body.prune_unmanaged ?? false, {
+          async ({ authority, body }) => ({
+            ...(await deps.runtime.plan((body.changes ?? []) as Change[], body.prune_unmanaged ?? false, {
               subject: authority.subject,
               authority_source: authority.authority_source,
-            }),
+            })),
             ...mark(authority),
           }),
           {
@@ -156,11 +156,11 @@ export const runtimeRoutes = (deps: RuntimeDeps) =>
         )
         .post(
           '/api/v1/runtime-host/patch/apply',
-          ({ authority, body }) => ({
-            ...deps.runtime.apply(body.plan_id, body.plan_hash, {
+          async ({ authority, body }) => ({
+            ...(await deps.runtime.apply(body.plan_id, body.plan_hash, {
               subject: authority.subject,
               authority_source: authority.authority_source,
-            }),
+            })),
             ...mark(authority),
           }),
           {
@@ -172,6 +172,6 @@ export const runtimeRoutes = (deps: RuntimeDeps) =>
         ),
     )
 
-function desiredSource(desired: ReturnType<RuntimeService['catalog']>['desired']) {
+function desiredSource(desired: Catalog['desired']) {
   return { resources: new Map([...desired].map(([k, r]) => [k, { ...r, file: '' }])) }
 }

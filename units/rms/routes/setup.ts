@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import { notFound } from '../../../common/errors.ts'
 import { rejectUnknownFields } from '../../../common/schema.ts'
-import type { Db } from '../../../db/sqlite.ts'
+import type { Storage } from '../../../db/storage.ts'
 import { type AuthorityPlugin, mark } from '../authority.ts'
 import {
   ClassificationResult,
@@ -21,7 +21,7 @@ import * as store from '../store.ts'
 import { READ_ERRORS, WRITE_ERRORS } from './runtime.ts'
 
 export interface SetupDeps {
-  db: Db
+  storage: Storage
   auth: AuthorityPlugin
   runtime: RuntimeService
 }
@@ -30,9 +30,9 @@ const DomainParams = t.Object({ domain_id: t.String({ minLength: 1, maxLength: 6
 
 /** Classification, domains and their profiles, setup preview and setup. */
 export const setupRoutes = (deps: SetupDeps) => {
-  const preview = (domainId: string, profileId: string) => {
-    const { agents, changes } = deps.runtime.setupChanges(domainId, profileId)
-    const desired = store.loadDesired(deps.db)
+  const preview = async (domainId: string, profileId: string) => {
+    const { agents, changes } = await deps.runtime.setupChanges(domainId, profileId)
+    const desired = await store.loadDesired(deps.storage.db)
     const effective = applyChanges(desired, changes)
     const before = new Set(referenceProblems(desired))
     const s = deps.runtime.snapshot()
@@ -66,8 +66,8 @@ export const setupRoutes = (deps: SetupDeps) => {
       app
         .post(
           '/api/v1/classify',
-          ({ authority, body }) => {
-            const c = deps.runtime.catalog()
+          async ({ authority, body }) => {
+            const c = await deps.runtime.catalog()
             const result = classifyText(body.text, c.domains)
             const fed = deps.runtime.federation(c)
             const eligible = fed.agents
@@ -83,7 +83,10 @@ export const setupRoutes = (deps: SetupDeps) => {
         )
         .post(
           '/api/v1/setup/preview',
-          ({ authority, body }) => ({ ...preview(body.domain_id, body.profile_id), ...mark(authority) }),
+          async ({ authority, body }) => ({
+            ...(await preview(body.domain_id, body.profile_id)),
+            ...mark(authority),
+          }),
           {
             body: SetupPreviewRequest,
             response: { 200: SetupPreview, ...READ_ERRORS },
@@ -92,8 +95,8 @@ export const setupRoutes = (deps: SetupDeps) => {
         )
         .get(
           '/api/v1/domains',
-          ({ authority }) => {
-            const c = deps.runtime.catalog()
+          async ({ authority }) => {
+            const c = await deps.runtime.catalog()
             const items = c.domains.map((d) => ({
               domain_id: d.domain_id,
               title: d.title,
@@ -108,8 +111,8 @@ export const setupRoutes = (deps: SetupDeps) => {
         )
         .get(
           '/api/v1/domains/:domain_id/profiles',
-          ({ authority, params }) => {
-            const d = deps.runtime.catalog().domains.find((x) => x.domain_id === params.domain_id)
+          async ({ authority, params }) => {
+            const d = (await deps.runtime.catalog()).domains.find((x) => x.domain_id === params.domain_id)
             if (!d) throw notFound('domain_not_found', 'No domain has this id.')
             return { domain_id: d.domain_id, items: d.profiles, count: d.profiles.length, ...mark(authority) }
           },
@@ -123,13 +126,13 @@ export const setupRoutes = (deps: SetupDeps) => {
     .guard({ access: 'write' }, (app) =>
       app.post(
         '/api/v1/domains/:domain_id/setup',
-        ({ authority, params, body }) => {
+        async ({ authority, params, body }) => {
           const actor = { subject: authority.subject, authority_source: authority.authority_source }
-          const { agents, changes } = deps.runtime.setupChanges(params.domain_id, body.profile_id)
-          const plan = deps.runtime.plan(changes, false, actor)
+          const { agents, changes } = await deps.runtime.setupChanges(params.domain_id, body.profile_id)
+          const plan = await deps.runtime.plan(changes, false, actor)
           const applied =
             plan.operations.length > 0 || changes.length > 0
-              ? deps.runtime.apply(plan.plan_id, plan.plan_hash, actor)
+              ? await deps.runtime.apply(plan.plan_id, plan.plan_hash, actor)
               : null
           return {
             domain_id: params.domain_id,
@@ -137,7 +140,7 @@ export const setupRoutes = (deps: SetupDeps) => {
             agents,
             plan,
             rollout: applied?.rollout ?? null,
-            drift: applied?.drift ?? deps.runtime.drift().summary,
+            drift: applied?.drift ?? (await deps.runtime.drift()).summary,
             ...mark(authority),
           }
         },

@@ -1,15 +1,14 @@
-import type { Database } from 'bun:sqlite'
 import { Elysia, type Static } from 'elysia'
 import { nowIso } from '../../../common/time.ts'
 import { buildCommit } from '../../../common/version.ts'
-import { databaseReady } from '../../../db/sqlite.ts'
+import type { Storage } from '../../../db/storage.ts'
 import type { AuthorityService } from '../authority.ts'
 import type { ControlAgent } from '../control.ts'
 import { Health, Manifest, Ready, Version } from '../model.ts'
 import type { RuntimeService } from '../service/runtime.ts'
 
 export interface StatusDeps {
-  sqlite: Database
+  storage: Storage
   version: string
   migrationHead: string
   ephemeral: boolean
@@ -70,10 +69,16 @@ export const statusRoutes = (deps: StatusDeps) => {
           await deps.authority.refreshProjection()
         }
         const a = deps.authority.status()
-        const db = databaseReady(deps.sqlite)
+        const db = await deps.storage.ready()
         const host = deps.runtime.snapshot()
-        const watchdog = deps.control.watchdog()
+        // The lease and the watchdog live in the database: one that does not answer holds no lease
+        // here (the control agent cannot renew it either), so the loop is on standby.
+        const control = db
+          ? await Promise.all([deps.control.watchdog(), deps.control.holdsLease()]).catch(() => null)
+          : null
+        const watchdog = control?.[0] ?? { state: 'standby' as const, detail: '' }
         const warnings: string[] = []
+        if (!db || !control) warnings.push('the database does not answer: writes fail with 503')
         let degraded = a.degraded
         if (!a.projection_layer_configured) {
           warnings.push(
@@ -104,7 +109,7 @@ export const statusRoutes = (deps: StatusDeps) => {
           degraded = true
         }
         if (deps.ephemeral) warnings.push('the database is in memory: desired state is lost on restart')
-        const status = !db || !host.readable ? 'not_ready' : degraded ? 'degraded' : 'ready'
+        const status = !db || !control || !host.readable ? 'not_ready' : degraded ? 'degraded' : 'ready'
         if (status === 'not_ready') set.status = 503
         return {
           status: status as 'ready' | 'degraded' | 'not_ready',
@@ -120,7 +125,7 @@ export const statusRoutes = (deps: StatusDeps) => {
           },
           authority: a,
           persistence: {
-            database: db,
+            database: db && control !== null,
             mode: deps.ephemeral ? ('ephemeral' as const) : ('durable' as const),
             migration_head: deps.migrationHead,
           },
@@ -131,7 +136,7 @@ export const statusRoutes = (deps: StatusDeps) => {
           },
           control_agent: {
             loop_running: deps.control.loopRunning(),
-            holds_lease: deps.control.holdsLease(),
+            holds_lease: control?.[1] ?? false,
             watchdog: watchdog.state,
           },
         } satisfies Static<typeof Ready>

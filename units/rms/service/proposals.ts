@@ -7,7 +7,7 @@ import type { Static } from 'elysia'
 import { AppError, notFound, unprocessable } from '../../../common/errors.ts'
 import { canonicalHash } from '../../../common/hash.ts'
 import { newId, nowIso } from '../../../common/time.ts'
-import type { Db } from '../../../db/sqlite.ts'
+import type { Sql, Storage } from '../../../db/storage.ts'
 import type { AgentDoc } from '../model/host.ts'
 import type { CreateProposalRequest, ReviewRequest } from '../model.ts'
 import { canActivate, canReview, type Verdict } from '../rules/proposals.ts'
@@ -17,7 +17,7 @@ import { workspacePresent } from './host.ts'
 import type { RuntimeService } from './runtime.ts'
 
 export interface ProposalDeps {
-  db: Db
+  storage: Storage
   runtime: RuntimeService
   sinkConfigured: boolean
 }
@@ -70,16 +70,15 @@ export function workspaceOf(deps: ProposalDeps, a: AgentDoc) {
   }
 }
 
-export const persistentWorkspaces = (deps: ProposalDeps) =>
-  deps.runtime
-    .catalog()
-    .agents.filter((a) => a.persistent)
-    .map((a) => workspaceOf(deps, a))
+export const persistentWorkspaces = async (deps: ProposalDeps) =>
+  (await deps.runtime.catalog()).agents.filter((a) => a.persistent).map((a) => workspaceOf(deps, a))
 
-export function persistentViews(deps: ProposalDeps) {
-  const c = deps.runtime.catalog()
+export async function persistentViews(deps: ProposalDeps) {
+  const [c, pending] = await Promise.all([
+    deps.runtime.catalog(),
+    store.pendingProposalsByAgent(deps.storage.db),
+  ])
   const fed = new Map(deps.runtime.federation(c).agents.map((a) => [a.agent_id, a]))
-  const pending = store.pendingProposalsByAgent(deps.db)
   return c.agents
     .filter((a) => a.persistent)
     .map((a) => ({
@@ -101,30 +100,30 @@ export function persistentViews(deps: ProposalDeps) {
     }))
 }
 
-export function persistentView(deps: ProposalDeps, slug: string) {
-  const agent = persistentViews(deps).find((a) => a.agent_slug === slug)
+export async function persistentView(deps: ProposalDeps, slug: string) {
+  const agent = (await persistentViews(deps)).find((a) => a.agent_slug === slug)
   if (!agent) throw notFound('persistent_agent_not_found', 'No persistent agent has this slug.')
   return agent
 }
 
-export function persistentAgent(deps: ProposalDeps, slug: string): AgentDoc {
-  const a = deps.runtime.catalog().agents.find((x) => x.agent_slug === slug && x.persistent)
+export async function persistentAgent(deps: ProposalDeps, slug: string): Promise<AgentDoc> {
+  const a = (await deps.runtime.catalog()).agents.find((x) => x.agent_slug === slug && x.persistent)
   if (!a) throw notFound('persistent_agent_not_found', 'No persistent agent has this slug.')
   return a
 }
 
-function findProposal(db: store.Writer, slug: string, id: string): store.ProposalRow {
-  const p = store.findProposal(db, slug, id)
+async function findProposal(db: Sql, slug: string, id: string): Promise<store.ProposalRow> {
+  const p = await store.findProposal(db, slug, id)
   if (!p) throw notFound('proposal_not_found', 'This agent has no learning proposal with this id.')
   return p
 }
 
-export const proposalOf = (deps: ProposalDeps, slug: string, id: string) =>
-  proposalView(findProposal(deps.db, slug, id))
+export const proposalOf = async (deps: ProposalDeps, slug: string, id: string) =>
+  proposalView(await findProposal(deps.storage.db, slug, id))
 
-export function proposalsOf(deps: ProposalDeps, slug: string) {
-  persistentAgent(deps, slug)
-  return store.listProposals(deps.db, slug).map(proposalView)
+export async function proposalsOf(deps: ProposalDeps, slug: string) {
+  await persistentAgent(deps, slug)
+  return (await store.listProposals(deps.storage.db, slug)).map(proposalView)
 }
 
 const proposalAudit = (
@@ -143,26 +142,23 @@ const proposalAudit = (
   details,
 })
 
-/** Run a governed step; a refusal by a proposal rule is audited, then rethrown. */
-function governed<T>(
+/** Run a governed step; a refusal by a proposal rule is audited (its own transaction), then rethrown. */
+async function governed<T>(
   deps: ProposalDeps,
   authority: Authority,
   proposalId: string,
   action: 'review' | 'activate',
-  step: () => T,
-): T {
+  step: () => Promise<T>,
+): Promise<T> {
   try {
-    return step()
+    return await step()
   } catch (err) {
     if (err instanceof AppError && RULE_REFUSALS.has(err.errorCode)) {
-      store.audit(
-        deps.db,
-        proposalAudit(authority, 'learning_proposal.refused', proposalId, 'refused', {
-          action,
-          code: err.errorCode,
-        }),
-        deps.sinkConfigured,
-      )
+      const entry = proposalAudit(authority, 'learning_proposal.refused', proposalId, 'refused', {
+        action,
+        code: err.errorCode,
+      })
+      await deps.storage.transaction((tx) => store.audit(tx, entry, deps.sinkConfigured))
     }
     throw err
   }
@@ -170,7 +166,7 @@ function governed<T>(
 
 /** A new proposal by the authority subject, pending review. */
 export async function createProposal(deps: ProposalDeps, authority: Authority, slug: string, change: Change) {
-  const agent = persistentAgent(deps, slug)
+  const agent = await persistentAgent(deps, slug)
   if (agent.learning?.mode === 'frozen') {
     throw unprocessable(
       'learning_frozen',
@@ -187,20 +183,17 @@ export async function createProposal(deps: ProposalDeps, authority: Authority, s
     state: 'pending_review' as const,
     createdAt: nowIso(),
   }
-  deps.db.transaction(
-    (tx) => {
-      store.insertProposal(tx, row)
-      store.audit(
-        tx,
-        proposalAudit(authority, 'learning_proposal.created', row.proposalId, 'recorded', {
-          agent_slug: agent.agent_slug,
-          change_hash: row.changeHash,
-        }),
-        deps.sinkConfigured,
-      )
-    },
-    { behavior: 'immediate' },
-  )
+  await deps.storage.transaction(async (tx) => {
+    await store.insertProposal(tx, row)
+    await store.audit(
+      tx,
+      proposalAudit(authority, 'learning_proposal.created', row.proposalId, 'recorded', {
+        agent_slug: agent.agent_slug,
+        change_hash: row.changeHash,
+      }),
+      deps.sinkConfigured,
+    )
+  })
   return proposalOf(deps, agent.agent_slug, row.proposalId)
 }
 
@@ -212,35 +205,35 @@ export async function reviewProposal(
   proposalId: string,
   review: Review,
 ) {
-  persistentAgent(deps, slug)
-  governed(deps, authority, proposalId, 'review', () =>
-    deps.db.transaction(
-      (tx) => {
-        const p = findProposal(tx, slug, proposalId)
-        refuse(
-          canReview({ state: p.state, proposer: p.proposer, activatedAt: p.activatedAt }, authority.subject),
-        )
-        store.updateProposal(tx, p.proposalId, {
-          state: review.decision,
-          reviewer: authority.subject,
-          reviewReason: review.reason,
-          reviewedAt: nowIso(),
-        })
-        store.audit(
-          tx,
-          proposalAudit(authority, 'learning_proposal.reviewed', p.proposalId, 'recorded', {
-            decision: review.decision,
-            reason: review.reason,
-            proposer: p.proposer,
-          }),
-          deps.sinkConfigured,
-        )
-      },
-      { behavior: 'immediate' },
-    ),
+  await persistentAgent(deps, slug)
+  await governed(deps, authority, proposalId, 'review', () =>
+    deps.storage.transaction(async (tx) => {
+      const p = await findProposal(tx, slug, proposalId)
+      refuse(
+        canReview({ state: p.state, proposer: p.proposer, activatedAt: p.activatedAt }, authority.subject),
+      )
+      await store.updateProposal(tx, p.proposalId, {
+        state: review.decision,
+        reviewer: authority.subject,
+        reviewReason: review.reason,
+        reviewedAt: nowIso(),
+      })
+      await store.audit(
+        tx,
+        proposalAudit(authority, 'learning_proposal.reviewed', p.proposalId, 'recorded', {
+          decision: review.decision,
+          reason: review.reason,
+          proposer: p.proposer,
+        }),
+        deps.sinkConfigured,
+      )
+    }),
   )
   return proposalOf(deps, slug, proposalId)
 }
+
+const activationVerdict = (p: store.ProposalRow, subject: string) =>
+  canActivate({ state: p.state, proposer: p.proposer, activatedAt: p.activatedAt }, subject)
 
 /** Activate an approved proposal (never by its proposer): patch the agent on the host, then record it. */
 export async function activateProposal(
@@ -249,15 +242,13 @@ export async function activateProposal(
   slug: string,
   proposalId: string,
 ) {
-  const agent = persistentAgent(deps, slug)
-  const p = findProposal(deps.db, slug, proposalId)
-  governed(deps, authority, p.proposalId, 'activate', () =>
-    refuse(
-      canActivate({ state: p.state, proposer: p.proposer, activatedAt: p.activatedAt }, authority.subject),
-    ),
+  const agent = await persistentAgent(deps, slug)
+  const p = await findProposal(deps.storage.db, slug, proposalId)
+  await governed(deps, authority, p.proposalId, 'activate', async () =>
+    refuse(activationVerdict(p, authority.subject)),
   )
   const change = p.change as { settings: Record<string, unknown> }
-  const desired = store.loadDesired(deps.db).get(`agent/${agent.agent_id}`)
+  const desired = (await store.loadDesired(deps.storage.db)).get(`agent/${agent.agent_id}`)
   if (!desired)
     throw unprocessable(
       'agent_not_desired',
@@ -273,16 +264,19 @@ export async function activateProposal(
     },
   }
   const actor = { subject: authority.subject, authority_source: authority.authority_source }
-  const plan = deps.runtime.plan(
+  const plan = await deps.runtime.plan(
     [{ op: 'upsert', kind: 'agent', resource_id: agent.agent_id, document: next }],
     false,
     actor,
   )
-  const applied = deps.runtime.apply(plan.plan_id, plan.plan_hash, actor)
-  deps.db.transaction(
-    (tx) => {
-      store.updateProposal(tx, p.proposalId, { activatedAt: nowIso(), activatedBy: authority.subject })
-      store.audit(
+  const applied = await deps.runtime.apply(plan.plan_id, plan.plan_hash, actor)
+  // Checked again where it is recorded: of two concurrent activations one is recorded (the other's
+  // apply found the plan stale or changed nothing, and it is refused here as already activated).
+  await governed(deps, authority, p.proposalId, 'activate', () =>
+    deps.storage.transaction(async (tx) => {
+      refuse(activationVerdict(await findProposal(tx, slug, proposalId), authority.subject))
+      await store.updateProposal(tx, p.proposalId, { activatedAt: nowIso(), activatedBy: authority.subject })
+      await store.audit(
         tx,
         proposalAudit(authority, 'learning_proposal.activated', p.proposalId, 'applied', {
           agent_slug: agent.agent_slug,
@@ -290,8 +284,7 @@ export async function activateProposal(
         }),
         deps.sinkConfigured,
       )
-    },
-    { behavior: 'immediate' },
+    }),
   )
-  return { proposal: proposalOf(deps, slug, proposalId), plan, rollout: applied.rollout }
+  return { proposal: await proposalOf(deps, slug, proposalId), plan, rollout: applied.rollout }
 }

@@ -9,7 +9,7 @@ import { Value } from '@sinclair/typebox/value'
 import { AppError, notFound, unavailable, unprocessable } from '../../../common/errors.ts'
 import { canonicalHash } from '../../../common/hash.ts'
 import { newId, nowIso } from '../../../common/time.ts'
-import type { Db } from '../../../db/sqlite.ts'
+import type { Storage } from '../../../db/storage.ts'
 import { EXAMPLE_HOST_FILES } from '../example-host.ts'
 import {
   type AgentDoc,
@@ -45,7 +45,7 @@ export interface Actor {
 }
 
 export interface RuntimeOptions {
-  db: Db
+  storage: Storage
   hostDir: string
   sinkConfigured: boolean
   /** Reads within this window share one scan of the host directory. */
@@ -176,7 +176,7 @@ export interface Catalog {
 }
 
 export function createRuntime(opts: RuntimeOptions) {
-  const { db, hostDir } = opts
+  const { storage, hostDir } = opts
   let cached: { at: number; snapshot: HostSnapshot } | undefined
 
   function snapshot(fresh = false): HostSnapshot {
@@ -188,54 +188,77 @@ export function createRuntime(opts: RuntimeOptions) {
   }
   const invalidate = () => {
     cached = undefined
-    desiredMemo = undefined
+    forgetDesired()
   }
 
-  /** First start on an empty database: the host as found becomes the desired state. */
-  function adoptIfEmpty(): number {
-    if (store.desiredCount(db) > 0) return 0
+  /**
+   * First start on an empty database: the host as found becomes the desired state. The emptiness
+   * check runs inside the write transaction, so of two replicas starting together one adopts.
+   */
+  async function adoptIfEmpty(): Promise<number> {
     const s = snapshot(true)
     if (!s.readable) return 0
-    db.transaction(
-      (tx) => {
-        for (const r of s.resources.values()) store.upsertDesired(tx, r.kind, r.id, r.doc, 'rms:adoption')
-        store.audit(
-          tx,
-          {
-            kind: 'desired.adopted',
-            actor: 'rms',
-            authoritySource: 'system',
-            outcome: 'recorded',
-            details: { resources: s.resources.size, host_hash: s.host_hash },
-          },
-          opts.sinkConfigured,
-        )
-      },
-      { behavior: 'immediate' },
-    )
-    desiredMemo = undefined
-    return s.resources.size
+    const adopted = await storage.transaction(async (tx) => {
+      if ((await store.desiredCount(tx)) > 0) return 0
+      for (const r of s.resources.values()) await store.upsertDesired(tx, r.kind, r.id, r.doc, 'rms:adoption')
+      await store.audit(
+        tx,
+        {
+          kind: 'desired.adopted',
+          actor: 'rms',
+          authoritySource: 'system',
+          outcome: 'recorded',
+          details: { resources: s.resources.size, host_hash: s.host_hash },
+        },
+        opts.sinkConfigured,
+      )
+      return s.resources.size
+    })
+    forgetDesired()
+    return adopted
   }
 
+  // The desired state for reads, reloaded from the database at most once per scan window. This
+  // process's own writes drop it once they have committed; another RMS process's writes (same
+  // database) show within the scan window, like host changes do. A load that started before a
+  // drop is not kept (the generation moved on), so a committed write is never hidden by it.
   let desiredMemo: { at: number; value: Map<string, DesiredResource> } | undefined
-  /**
-   * The desired state for reads. This process's own writes invalidate it at once; another RMS
-   * process's writes (same database file) show within the scan window, like host changes do.
-   */
-  function desiredState(): Map<string, DesiredResource> {
+  let desiredLoad: Promise<Map<string, DesiredResource>> | undefined
+  let desiredGeneration = 0
+  function forgetDesired() {
+    desiredMemo = undefined
+    desiredLoad = undefined
+    desiredGeneration++
+  }
+  function desiredState(): Promise<Map<string, DesiredResource>> {
     const now = Date.now()
-    if (!desiredMemo || now - desiredMemo.at >= opts.scanCacheMs)
-      desiredMemo = { at: now, value: store.loadDesired(db) }
-    return desiredMemo.value
+    if (desiredMemo && now - desiredMemo.at < opts.scanCacheMs) return Promise.resolve(desiredMemo.value)
+    if (desiredLoad) return desiredLoad
+    const generation = desiredGeneration
+    const load = store.loadDesired(storage.db).then(
+      (value) => {
+        if (generation === desiredGeneration) {
+          desiredMemo = { at: now, value }
+          desiredLoad = undefined
+        }
+        return value
+      },
+      (err: unknown) => {
+        if (generation === desiredGeneration) desiredLoad = undefined
+        throw err
+      },
+    )
+    desiredLoad = load
+    return load
   }
 
   let catalogMemo:
     | { snapshot: HostSnapshot; desired: Map<string, DesiredResource>; value: Catalog }
     | undefined
   /** The agent catalog: from the host, or from the desired state when the host cannot be read. */
-  function catalog(): Catalog {
+  async function catalog(): Promise<Catalog> {
+    const desired = await desiredState()
     const s = snapshot()
-    const desired = desiredState()
     if (catalogMemo?.snapshot === s && catalogMemo.desired === desired) return catalogMemo.value
     const source = s.readable
       ? s
@@ -258,7 +281,7 @@ export function createRuntime(opts: RuntimeOptions) {
   }
 
   let federationMemo: { catalog: Catalog; value: FederationContract } | undefined
-  function federation(c = catalog()): FederationContract {
+  function federation(c: Catalog): FederationContract {
     if (federationMemo?.catalog === c) return federationMemo.value
     const desiredParents = new Map<string, string | null>()
     for (const r of c.desired.values()) {
@@ -274,9 +297,9 @@ export function createRuntime(opts: RuntimeOptions) {
     return value
   }
 
-  function drift() {
+  async function drift() {
+    const desired = await desiredState()
     const s = snapshot()
-    const desired = desiredState()
     const entries = s.readable ? diffState(desired, s) : []
     return { snapshot: s, desired, entries, summary: driftSummary(entries, s.readable) }
   }
@@ -289,12 +312,12 @@ export function createRuntime(opts: RuntimeOptions) {
     }
   }
 
-  function plan(changes: Change[], prune: boolean, actor: Actor) {
+  async function plan(changes: Change[], prune: boolean, actor: Actor) {
     const problems = validateChanges(changes)
     if (problems.length > 0) throw unprocessable('invalid_changes', 'The changes do not validate.', problems)
+    const desired = await store.loadDesired(storage.db)
     const s = snapshot(true)
     requireReadable(s)
-    const desired = store.loadDesired(db)
     const effective = applyChanges(desired, changes)
     const before = new Set(referenceProblems(desired))
     const introduced = referenceProblems(effective).filter((p) => !before.has(p))
@@ -307,43 +330,42 @@ export function createRuntime(opts: RuntimeOptions) {
     }
     const entries = diffState(effective, s)
     const { operations, skipped } = planOperations(entries, effective, resourceFile, prune)
+    // The plan is bound to the host and desired state it was computed from: apply re-checks both
+    // inside its own transaction, so a plan made from a stale read is refused there.
     const baseHash = canonicalHash({ host: s.host_hash, desired: desiredHash(desired) })
     const views = operations.map(operationView)
     const planHash = canonicalHash({ base: baseHash, changes, operations: views })
     const planId = newId()
     const createdAt = nowIso()
-    db.transaction(
-      (tx) => {
-        store.insertPlan(tx, {
-          planId,
-          createdAt,
-          createdBy: actor.subject,
-          baseHostHash: baseHash,
-          planHash,
-          changes,
-          operations: views,
-          pruneUnmanaged: prune,
-          status: 'planned',
-        })
-        store.audit(
-          tx,
-          {
-            kind: 'rollout.planned',
-            actor: actor.subject,
-            authoritySource: actor.authority_source,
-            outcome: 'recorded',
-            details: {
-              plan_id: planId,
-              plan_hash: planHash,
-              operations: views.length,
-              changes: changes.length,
-            },
+    await storage.transaction(async (tx) => {
+      await store.insertPlan(tx, {
+        planId,
+        createdAt,
+        createdBy: actor.subject,
+        baseHostHash: baseHash,
+        planHash,
+        changes,
+        operations: views,
+        pruneUnmanaged: prune,
+        status: 'planned',
+      })
+      await store.audit(
+        tx,
+        {
+          kind: 'rollout.planned',
+          actor: actor.subject,
+          authoritySource: actor.authority_source,
+          outcome: 'recorded',
+          details: {
+            plan_id: planId,
+            plan_hash: planHash,
+            operations: views.length,
+            changes: changes.length,
           },
-          opts.sinkConfigured,
-        )
-      },
-      { behavior: 'immediate' },
-    )
+        },
+        opts.sinkConfigured,
+      )
+    })
     return {
       plan_id: planId,
       plan_hash: planHash,
@@ -364,133 +386,128 @@ export function createRuntime(opts: RuntimeOptions) {
     }
   }
 
-  function apply(planId: string, planHash: string | undefined, actor: Actor) {
-    const row = store.findPlan(db, planId)
-    if (!row) throw notFound('plan_not_found', 'No patch plan has this id.')
-    if (row.status !== 'planned') {
-      throw new AppError(409, 'plan_not_applicable', `The plan is already ${row.status}.`, {
-        rollout_id: row.rolloutId,
-      })
-    }
-    if (planHash !== undefined && planHash !== row.planHash) {
-      throw new AppError(409, 'plan_hash_mismatch', 'The plan hash does not match the stored plan.')
-    }
-    const s = snapshot(true)
-    requireReadable(s)
-    const desired = store.loadDesired(db)
-    const baseNow = canonicalHash({ host: s.host_hash, desired: desiredHash(desired) })
-    if (baseNow !== row.baseHostHash) {
-      throw new AppError(
-        409,
-        'plan_stale',
-        'The runtime host or the desired state changed since this plan was made; plan again.',
-      )
-    }
-    const changes = row.changes as Change[]
-    const effective = applyChanges(desired, changes)
-    const { operations } = planOperations(
-      diffState(effective, s),
-      effective,
-      resourceFile,
-      row.pruneUnmanaged,
-    )
-    const startedAt = nowIso()
-    const rolloutId = newId()
-    const views = operations.map(operationView)
-    try {
-      writeHostFiles(
-        hostDir,
-        operations.map((o) => ({ kind: o.kind, resource_id: o.resource_id, document: o.document })),
-      )
-      ensureWorkspaces(
-        hostDir,
-        [...effective.values()].filter((r) => r.kind === 'agent').map((r) => r.doc as AgentDoc),
-      )
-    } catch (err) {
-      invalidate()
-      const message = (err as Error).message
-      db.transaction(
-        (tx) => {
-          store.insertRollout(tx, {
-            rolloutId,
-            planId,
-            startedAt,
-            finishedAt: nowIso(),
-            actor: actor.subject,
-            status: 'failed',
-            operations: views,
-            hostHashBefore: s.host_hash,
-            error: message,
-          })
-          store.updatePlanStatus(tx, planId, 'failed', rolloutId)
-          store.audit(
-            tx,
-            {
-              kind: 'rollout.failed',
-              actor: actor.subject,
-              authoritySource: actor.authority_source,
-              outcome: 'failed',
-              details: { plan_id: planId, rollout_id: rolloutId, error: message },
-            },
-            opts.sinkConfigured,
-          )
-        },
-        { behavior: 'immediate' },
-      )
-      throw unavailable(
-        'runtime_host_write_failed',
-        'Writing the runtime host failed; no file was replaced.',
-        { rollout_id: rolloutId },
-      )
-    }
-    invalidate()
-    const after = snapshot(true)
-    db.transaction(
-      (tx) => {
-        for (const c of changes) {
-          if (c.op === 'remove') store.removeDesired(tx, c.kind, c.resource_id)
-          else store.upsertDesired(tx, c.kind, c.resource_id, c.document, actor.subject)
-        }
-        store.insertRollout(tx, {
-          rolloutId,
-          planId,
-          startedAt,
-          finishedAt: nowIso(),
-          actor: actor.subject,
-          status: 'applied',
-          operations: views,
-          hostHashBefore: s.host_hash,
-          hostHashAfter: after.host_hash,
+  /**
+   * Apply a plan: one write transaction holds the whole check (plan still planned, host and desired
+   * state unchanged since the plan), the host write and the desired-state update, so of two
+   * concurrent applies (this process or another on the same database) exactly one goes through;
+   * the other finds the plan applied. A failed host write is recorded (rollout failed, plan
+   * failed) in that transaction and then refused.
+   */
+  async function apply(planId: string, planHash: string | undefined, actor: Actor) {
+    const outcome = await storage.transaction(async (tx) => {
+      const row = await store.findPlan(tx, planId)
+      if (!row) throw notFound('plan_not_found', 'No patch plan has this id.')
+      if (row.status !== 'planned') {
+        throw new AppError(409, 'plan_not_applicable', `The plan is already ${row.status}.`, {
+          rollout_id: row.rolloutId,
         })
-        store.updatePlanStatus(tx, planId, 'applied', rolloutId)
-        store.audit(
+      }
+      if (planHash !== undefined && planHash !== row.planHash) {
+        throw new AppError(409, 'plan_hash_mismatch', 'The plan hash does not match the stored plan.')
+      }
+      const desired = await store.loadDesired(tx)
+      const s = snapshot(true)
+      requireReadable(s)
+      const baseNow = canonicalHash({ host: s.host_hash, desired: desiredHash(desired) })
+      if (baseNow !== row.baseHostHash) {
+        throw new AppError(
+          409,
+          'plan_stale',
+          'The runtime host or the desired state changed since this plan was made; plan again.',
+        )
+      }
+      const changes = row.changes as Change[]
+      const effective = applyChanges(desired, changes)
+      const { operations } = planOperations(
+        diffState(effective, s),
+        effective,
+        resourceFile,
+        row.pruneUnmanaged,
+      )
+      const startedAt = nowIso()
+      const rolloutId = newId()
+      const views = operations.map(operationView)
+      const rollout = {
+        rolloutId,
+        planId,
+        startedAt,
+        actor: actor.subject,
+        operations: views,
+        hostHashBefore: s.host_hash,
+      }
+      try {
+        writeHostFiles(
+          hostDir,
+          operations.map((o) => ({ kind: o.kind, resource_id: o.resource_id, document: o.document })),
+        )
+        ensureWorkspaces(
+          hostDir,
+          [...effective.values()].filter((r) => r.kind === 'agent').map((r) => r.doc as AgentDoc),
+        )
+      } catch (err) {
+        cached = undefined
+        const message = (err as Error).message
+        await store.insertRollout(tx, { ...rollout, finishedAt: nowIso(), status: 'failed', error: message })
+        await store.updatePlanStatus(tx, planId, 'failed', rolloutId)
+        await store.audit(
           tx,
           {
-            kind: 'rollout.applied',
+            kind: 'rollout.failed',
             actor: actor.subject,
             authoritySource: actor.authority_source,
-            outcome: 'applied',
-            details: {
-              plan_id: planId,
-              rollout_id: rolloutId,
-              operations: views.map((v) => `${v.op} ${v.file}`),
-              host_hash_before: s.host_hash,
-              host_hash_after: after.host_hash,
-            },
+            outcome: 'failed',
+            details: { plan_id: planId, rollout_id: rolloutId, error: message },
           },
           opts.sinkConfigured,
         )
-      },
-      { behavior: 'immediate' },
-    )
-    desiredMemo = undefined
-    const rollout = store.listRollouts(db, 1)[0]!
-    return { rollout: rolloutView(rollout), drift: drift().summary }
+        return { failed: true as const, rolloutId }
+      }
+      cached = undefined
+      const after = snapshot(true)
+      for (const c of changes) {
+        if (c.op === 'remove') await store.removeDesired(tx, c.kind, c.resource_id)
+        else await store.upsertDesired(tx, c.kind, c.resource_id, c.document, actor.subject)
+      }
+      await store.insertRollout(tx, {
+        ...rollout,
+        finishedAt: nowIso(),
+        status: 'applied',
+        hostHashAfter: after.host_hash,
+      })
+      await store.updatePlanStatus(tx, planId, 'applied', rolloutId)
+      await store.audit(
+        tx,
+        {
+          kind: 'rollout.applied',
+          actor: actor.subject,
+          authoritySource: actor.authority_source,
+          outcome: 'applied',
+          details: {
+            plan_id: planId,
+            rollout_id: rolloutId,
+            operations: views.map((v) => `${v.op} ${v.file}`),
+            host_hash_before: s.host_hash,
+            host_hash_after: after.host_hash,
+          },
+        },
+        opts.sinkConfigured,
+      )
+      return { failed: false as const, rollout: (await store.findRollout(tx, rolloutId))! }
+    })
+    invalidate()
+    if (outcome.failed) {
+      throw unavailable(
+        'runtime_host_write_failed',
+        'Writing the runtime host failed; no file was replaced.',
+        { rollout_id: outcome.rolloutId },
+      )
+    }
+    return { rollout: rolloutView(outcome.rollout), drift: (await drift()).summary }
   }
 
   /** The changes a domain profile would make to the desired state. */
-  function setupChanges(domainId: string, profileId: string) {
-    const c = catalog()
+  async function setupChanges(domainId: string, profileId: string) {
+    const c = await catalog()
     const domain = c.domains.find((d) => d.domain_id === domainId)
     if (!domain) throw notFound('domain_not_found', 'No domain has this id.')
     const profile = domain.profiles.find((p) => p.profile_id === profileId)
@@ -524,7 +541,7 @@ export function createRuntime(opts: RuntimeOptions) {
     plan,
     apply,
     setupChanges,
-    referenceProblems: () => referenceProblems(store.loadDesired(db)),
+    referenceProblems: async () => referenceProblems(await store.loadDesired(storage.db)),
   }
 }
 
