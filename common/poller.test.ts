@@ -131,6 +131,50 @@ describe('poller', () => {
     expect(runs).toBe(1)
   })
 
+  test('a lease renewal that throws during a run counts as not held and is retried, never an unhandled rejection', async () => {
+    const timer = new FakeTimer()
+    let calls = 0
+    let release!: () => void
+    const p = createPoller({
+      name: 't',
+      intervalMs: 10_000,
+      floorMs: 10,
+      timer,
+      lease: {
+        durationMs: 300,
+        acquire: async () => {
+          calls++
+          if (calls === 2) throw new Error('database went away')
+          return true
+        },
+        release: () => {},
+      },
+      run: () =>
+        new Promise<void>((r) => {
+          release = r
+        }),
+    })
+    const unhandled: unknown[] = []
+    const onUnhandled = (err: unknown) => void unhandled.push(err)
+    process.on('unhandledRejection', onUnhandled)
+    try {
+      p.start()
+      await timer.advance(0)
+      expect(p.stats().holds_lease).toBe(true)
+      await timer.advance(100) // the renewal throws
+      expect(p.stats().holds_lease).toBe(false)
+      await timer.advance(100) // and the next renewal takes it again
+      expect(p.stats().holds_lease).toBe(true)
+      expect(calls).toBe(3)
+      release()
+      await p.stop()
+      await settle()
+      expect(unhandled).toEqual([])
+    } finally {
+      process.off('unhandledRejection', onUnhandled)
+    }
+  })
+
   test('lease: one poller of two on one database runs; the other takes over once the lease expires', async () => {
     const store = await openTestDatabase({ leases })
     const timer = new FakeTimer()

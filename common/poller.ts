@@ -136,7 +136,13 @@ export function createPoller(o: PollerOptions): Poller {
     let renewal: unknown
     const renew = () => {
       renewal = timer.setTimeout(async () => {
-        holdsLease = await lease.acquire()
+        try {
+          holdsLease = await lease.acquire()
+        } catch (err) {
+          // A lease that cannot be confirmed is not held; the run finishes, the next round retries.
+          holdsLease = false
+          o.log?.warn({ poller: o.name, err: (err as Error)?.message }, 'background lease renewal failed')
+        }
         renew()
       }, lease.durationMs / 3)
     }
