@@ -35,7 +35,7 @@ export const TAX_ROUTES: Record<string, TaxRoutes> = {
   web: {
     probe: '/health',
     env: { PUBLIC_BASE_URL: 'https://www.example.com', TURNSTILE_SECRET_KEY: 'bench-secret' },
-    paths: ['/health', '/version.json', '/status.json'],
+    paths: ['/health', '/ready', '/version.json'],
   },
   nds: { probe: '/v1/health/live', paths: ['/v1/health/live', '/v1/health/info', '/v1/platform/metadata'] },
   eis: {

@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test'
-import { createLogger, type RequestLine, requestLineWriter } from './logger.ts'
+import { BatchedLines, createLogger, type RequestLine, requestLineWriter } from './logger.ts'
 
 function capture() {
   const lines: string[] = []
@@ -36,4 +36,30 @@ test('the request line honours the level: debug lines are dropped at info', () =
   expect(out.lines).toEqual([])
   write('info', LINE)
   expect(out.lines).toHaveLength(1)
+})
+
+test('log lines of one event-loop turn reach the descriptor together when the turn ends, in order', async () => {
+  const { closeSync, openSync, readFileSync } = await import('node:fs')
+  const { join } = await import('node:path')
+  const { tempDir } = await import('../test/harness.ts')
+  const file = join(tempDir(), 'out.log')
+  const fd = openSync(file, 'w')
+  try {
+    const out = new BatchedLines(fd)
+    out.write('one\n')
+    out.write('two\n')
+    expect(readFileSync(file, 'utf8')).toBe('')
+    await new Promise((r) => setImmediate(r))
+    expect(readFileSync(file, 'utf8')).toBe('one\ntwo\n')
+    out.write('three\n')
+    out.flush()
+    expect(readFileSync(file, 'utf8')).toBe('one\ntwo\nthree\n')
+    // A logger on it writes the same JSON lines pino would.
+    requestLineWriter(createLogger('web', 'info', out))('info', LINE)
+    out.flushSync()
+    const last = readFileSync(file, 'utf8').trim().split('\n').at(-1) ?? ''
+    expect(JSON.parse(last)).toMatchObject({ unit: 'web', req_id: LINE.req_id, msg: 'request' })
+  } finally {
+    closeSync(fd)
+  }
 })
