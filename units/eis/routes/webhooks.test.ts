@@ -139,6 +139,24 @@ describe('webhooks through their routes', () => {
     expect((await store.tableCounts(u.ctx.db)).leads).toBe(1)
   })
 
+  test('30 concurrent new intakes for 10 addresses (one commit group): 10 Leads, each counting its 3 intakes', async () => {
+    u = bootEis()
+    const bodies = Array.from({ length: 30 }, (_, i) => webContact(`group-${i % 10}@example.org`))
+    const answers = await Promise.all(
+      bodies.map((body) => signedPost(u, CONTACT, body, SECRETS.ERP_API_SHARED_SECRET)),
+    )
+    const messages = await Promise.all(answers.map(async (r) => (await r.json()).message))
+    expect(answers.map((r) => r.status)).toEqual(bodies.map(() => 200))
+    expect(messages.filter((m) => m.duplicate)).toHaveLength(0)
+    expect(new Set(messages.map((m) => m.integration_event)).size).toBe(30)
+    expect(new Set(messages.map((m) => m.lead)).size).toBe(10)
+    expect(await store.eventCounts(u.ctx.db)).toEqual({ processed: 30 })
+    expect((await store.tableCounts(u.ctx.db)).leads).toBe(10)
+    for (let i = 0; i < 10; i++) {
+      expect((await store.findLeadByEmail(u.ctx.db, `group-${i}@example.org`))?.intakeCount).toBe(3)
+    }
+  })
+
   test('payment provider A and B stage revenue events; supplier intake stages a Supplier Intake', async () => {
     u = bootEis()
     const a = await signedPost(

@@ -8,6 +8,7 @@ import { nowIso } from '../../../common/time.ts'
 import type { Db } from '../../../db/sqlite.ts'
 import { docName, SERIES } from '../rules/naming.ts'
 import * as store from '../store.ts'
+import { type GroupCommit, groupFor } from './group.ts'
 
 export interface Delivery {
   /** The route family, e.g. `webhooks.website_contact_intake`. */
@@ -29,29 +30,34 @@ export type Accepted = { duplicate: boolean; event: store.IntegrationEventRow }
 /** The key of a delivery that carries no id of its own: the hash of its exact bytes. */
 export const bodyKey = (raw: string) => `sha256:${sha256Hex(raw)}`
 
+const groups = new WeakMap<Db, GroupCommit>()
+
 /**
- * Store the delivery and apply its effect in one write transaction. The effect runs only for a
- * new delivery; a redelivery answers the first one's event.
+ * Store the delivery and apply its effect in one write transaction, group-committed with the
+ * deliveries that arrived in the same event-loop turn (service/group.ts): the answer waits for
+ * the commit. The effect runs only for a new delivery; a redelivery answers the first one's event.
  */
 export async function acceptDelivery(
   db: Db,
   delivery: Delivery,
   effect: (tx: Db, eventName: string, at: string) => Effect,
 ): Promise<Accepted> {
-  return store.writeTx(db, (tx) => {
-    // Prepared on the root handle: same connection, so inside this transaction.
+  const group = groupFor(groups, db, async (fn) => store.writeTx(db, fn))
+  const payloadHash = sha256Hex(delivery.raw)
+  return group.run(() => {
+    // Prepared on the root handle: same connection, so inside the group's transaction.
     const existing = store.findEventByKeyTx(db, delivery.source, delivery.eventKey)
     if (existing) return { duplicate: true, event: existing }
     const at = nowIso()
     const name = docName(SERIES.event)
     // The effect first, then the evidence with its outcome: one insert, same transaction.
-    const result = effect(tx, name, at)
+    const result = effect(db, name, at)
     const event: store.IntegrationEventRow = {
       name,
       source: delivery.source,
       eventKey: delivery.eventKey,
       status: result.status,
-      payloadHash: sha256Hex(delivery.raw),
+      payloadHash,
       payload: delivery.raw,
       referenceDoctype: result.reference?.doctype ?? null,
       referenceName: result.reference?.name ?? null,

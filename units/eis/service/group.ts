@@ -1,0 +1,66 @@
+/**
+ * Group commit for the webhook intake: every delivery queued in the same event-loop turn is
+ * written in one IMMEDIATE transaction, and each caller's promise settles only after the commit
+ * that holds its rows, so an acknowledged delivery is never lost (and nothing is acknowledged
+ * that a later rollback could undo). One commit per group instead of one per request is what
+ * makes the intake keep up with a bare insert (docs/units/eis.md, "Throughput").
+ *
+ * A work item that throws rolls the whole group back; then every item of the group runs again
+ * in a transaction of its own, so one failing delivery (a refusal, a broken row) settles only its
+ * own caller and never takes the others' writes with it.
+ */
+
+/** Runs `fn` synchronously inside one write transaction and resolves once it has committed. */
+export type SyncWriter = <T>(fn: () => T) => Promise<T>
+
+interface Item {
+  fn: () => unknown
+  resolve: (value: unknown) => void
+  reject: (err: unknown) => void
+}
+
+export class GroupCommit {
+  private queue: Item[] = []
+
+  constructor(private readonly write: SyncWriter) {}
+
+  /** Queue `fn` (synchronous writes only) for the next group; its result once committed. */
+  run<T>(fn: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ fn, resolve: resolve as (value: unknown) => void, reject })
+      if (this.queue.length === 1) setImmediate(() => void this.flush())
+    })
+  }
+
+  private async flush(): Promise<void> {
+    const batch = this.queue
+    this.queue = []
+    if (batch.length === 1) {
+      const only = batch[0] as Item
+      return this.write(only.fn).then(only.resolve, only.reject)
+    }
+    let values: unknown[]
+    try {
+      values = await this.write(() => batch.map((item) => item.fn()))
+    } catch {
+      // One item (or the database) failed: each item again alone, so each settles on its own.
+      for (const item of batch) await this.write(item.fn).then(item.resolve, item.reject)
+      return
+    }
+    for (const [i, item] of batch.entries()) item.resolve(values[i])
+  }
+}
+
+/** One group per write handle: `key` is the handle the unit writes through. */
+export function groupFor<K extends object>(
+  groups: WeakMap<K, GroupCommit>,
+  key: K,
+  write: SyncWriter,
+): GroupCommit {
+  let group = groups.get(key)
+  if (group === undefined) {
+    group = new GroupCommit(write)
+    groups.set(key, group)
+  }
+  return group
+}
