@@ -118,6 +118,14 @@ export function findEventByKeyTx(db: Db, source: string, eventKey: string): Inte
   return prepared(db).eventByKey.get({ source, eventKey })
 }
 
+export async function findEventByKey(
+  db: Db,
+  source: string,
+  eventKey: string,
+): Promise<IntegrationEventRow | undefined> {
+  return prepared(db).eventByKey.get({ source, eventKey })
+}
+
 export async function findEvent(db: Db, name: string): Promise<IntegrationEventRow | undefined> {
   return db.select().from(integrationEvents).where(eq(integrationEvents.name, name)).get()
 }

@@ -120,8 +120,8 @@ export function buildMcpServer(deps: McpDeps): McpServer {
     },
     (args) =>
       answer(async () => {
-        const lead = await store.findLeadByEmail(deps.db, args.email.trim().toLowerCase())
-        return lead ? await deps.erp.getDoc('Lead', lead.name) : { found: false, email: args.email }
+        const lead = await deps.erp.findLeadByEmail(args.email.trim().toLowerCase())
+        return lead ?? { found: false, email: args.email }
       }),
   )
 

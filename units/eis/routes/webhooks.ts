@@ -84,7 +84,7 @@ export const webhookRoutes = (deps: SignedDeps) =>
     )
     .post(
       P('webhooks.website_contact_intake'),
-      async ({ body, rawBody }) => message(await intakeContact(deps.db, rawBody.text, body)),
+      async ({ body, rawBody }) => message(await intakeContact(deps.db, rawBody.text, body, deps.erp)),
       {
         signed: 'erpApi',
         body: WebsiteContactIntake,

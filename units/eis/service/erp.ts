@@ -11,10 +11,26 @@ import { eventView } from './evidence.ts'
 
 export type Doc = Record<string, unknown>
 
+/** The Lead fields a contact intake sets (Frappe's field names). */
+export interface LeadFields {
+  lead_name: string
+  email_id: string
+  company_name: string | null
+  phone: string | null
+}
+
 export interface ErpBackend {
   kind: 'embedded' | 'frappe'
   /** A document as Frappe would return it (`doctype`, `name`, snake_case fields), or undefined. */
   getDoc(doctype: string, name: string): Promise<Doc | undefined>
+  /** The Lead of a lower-cased e-mail address, as `getDoc` returns it, or undefined. */
+  findLeadByEmail(email: string): Promise<Doc | undefined>
+  /**
+   * Present when Leads live in the backend (Frappe): create the Lead of `fields.email_id`, or
+   * update the one that has it. Absent on the embedded backend, where the contact intake writes
+   * the Lead in its own transaction (service/intake.ts).
+   */
+  upsertLead?(fields: LeadFields): Promise<{ name: string; action: 'created' | 'updated' }>
   /** Create a draft invoice for a staged record (at most one per record); returns its name. */
   createPurchaseInvoice(supplierIntake: string, draft: PurchaseDraft, at: string): Promise<string>
   createSalesInvoice(revenueEvent: string, draft: SalesDraft, at: string): Promise<string>
@@ -90,6 +106,10 @@ export async function localDoc(db: Db, doctype: string, name: string): Promise<D
 export function embeddedErp(db: Db): ErpBackend {
   return {
     kind: 'embedded',
+    async findLeadByEmail(email) {
+      const lead = await store.findLeadByEmail(db, email)
+      return lead && this.getDoc('Lead', lead.name)
+    },
     async getDoc(doctype, name) {
       switch (doctype) {
         case 'Lead': {

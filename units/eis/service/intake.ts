@@ -13,7 +13,8 @@ import type {
 import { docName, SERIES } from '../rules/naming.ts'
 import { type ProviderName, type RevenueData, revenueFromA, revenueFromB } from '../rules/payments.ts'
 import * as store from '../store.ts'
-import { acceptDelivery, bodyKey } from './evidence.ts'
+import type { ErpBackend } from './erp.ts'
+import { type Accepted, acceptDelivery, bodyKey } from './evidence.ts'
 
 export const SOURCES = {
   contact: 'webhooks.website_contact_intake',
@@ -27,9 +28,11 @@ type ContactBody = Static<typeof WebsiteContactIntake>
 /**
  * Create or update the Lead of the contact's e-mail address (compared case-insensitively).
  * A redelivery of the same platform_event.event_id changes nothing and answers the first result.
+ * With a backend that keeps Leads (Frappe), the Lead goes there and the evidence stays here.
  */
-export async function intakeContact(db: Db, raw: string, body: ContactBody) {
+export async function intakeContact(db: Db, raw: string, body: ContactBody, erp?: ErpBackend) {
   const email = body.contact.email.trim().toLowerCase()
+  if (erp?.upsertLead) return intakeContactRemote(db, erp.upsertLead.bind(erp), raw, body, email)
   const accepted = await acceptDelivery(
     db,
     { source: SOURCES.contact, eventKey: body.platform_event.event_id, raw },
@@ -76,13 +79,44 @@ export async function intakeContact(db: Db, raw: string, body: ContactBody) {
       }
     },
   )
-  return {
-    integration_event: accepted.event.name,
-    target_doctype: 'Lead' as const,
-    lead: accepted.event.referenceName as string,
-    ack: true as const,
-    duplicate: accepted.duplicate,
-  }
+  return contactAck(accepted)
+}
+
+const contactAck = (accepted: Accepted) => ({
+  integration_event: accepted.event.name,
+  target_doctype: 'Lead' as const,
+  lead: accepted.event.referenceName as string,
+  ack: true as const,
+  duplicate: accepted.duplicate,
+})
+
+/**
+ * The contact intake on a backend that keeps Leads: a redelivery is answered from the local
+ * evidence without asking the backend; otherwise the Lead is upserted there first (a failure is
+ * a 503 and nothing is stored, so the sender retries), then the evidence is stored naming it.
+ */
+async function intakeContactRemote(
+  db: Db,
+  upsertLead: NonNullable<ErpBackend['upsertLead']>,
+  raw: string,
+  body: ContactBody,
+  email: string,
+) {
+  const delivery = { source: SOURCES.contact, eventKey: body.platform_event.event_id, raw }
+  const stored = await store.findEventByKey(db, delivery.source, delivery.eventKey)
+  if (stored) return contactAck({ duplicate: true, event: stored })
+  const lead = await upsertLead({
+    lead_name: body.contact.name,
+    email_id: email,
+    company_name: body.contact.company ?? null,
+    phone: body.contact.phone ?? null,
+  })
+  const accepted = await acceptDelivery(db, delivery, () => ({
+    status: 'processed',
+    outcome: { lead: lead.name, action: lead.action, backend: 'frappe' },
+    reference: { doctype: 'Lead', name: lead.name },
+  }))
+  return contactAck(accepted)
 }
 
 type AEvent = Static<typeof PaymentProviderAEvent>
