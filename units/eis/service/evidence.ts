@@ -5,7 +5,7 @@
  */
 import { sha256Hex } from '../../../common/hash.ts'
 import { nowIso } from '../../../common/time.ts'
-import type { Db } from '../../../db/sqlite.ts'
+import type { Sql, Storage } from '../../../db/storage.ts'
 import { docName, SERIES } from '../rules/naming.ts'
 import * as store from '../store.ts'
 import { type GroupCommit, groupFor } from './group.ts'
@@ -30,7 +30,7 @@ export type Accepted = { duplicate: boolean; event: store.IntegrationEventRow }
 /** The key of a delivery that carries no id of its own: the hash of its exact bytes. */
 export const bodyKey = (raw: string) => `sha256:${sha256Hex(raw)}`
 
-const groups = new WeakMap<Db, GroupCommit>()
+const groups = new WeakMap<Storage, GroupCommit>()
 
 /**
  * Store the delivery and apply its effect in one write transaction, group-committed with the
@@ -38,20 +38,19 @@ const groups = new WeakMap<Db, GroupCommit>()
  * the commit. The effect runs only for a new delivery; a redelivery answers the first one's event.
  */
 export async function acceptDelivery(
-  db: Db,
+  storage: Storage,
   delivery: Delivery,
-  effect: (tx: Db, eventName: string, at: string) => Effect,
+  effect: (tx: Sql, eventName: string, at: string) => Effect | Promise<Effect>,
 ): Promise<Accepted> {
-  const group = groupFor(groups, db, async (fn) => store.writeTx(db, fn))
+  const group = groupFor(groups, storage, (fn) => storage.transaction(fn))
   const payloadHash = sha256Hex(delivery.raw)
-  return group.run(() => {
-    // Prepared on the root handle: same connection, so inside the group's transaction.
-    const existing = store.findEventByKeyTx(db, delivery.source, delivery.eventKey)
+  return group.run(async (tx): Promise<Accepted> => {
+    const existing = await store.findEventByKeyTx(tx, delivery.source, delivery.eventKey)
     if (existing) return { duplicate: true, event: existing }
     const at = nowIso()
     const name = docName(SERIES.event)
     // The effect first, then the evidence with its outcome: one insert, same transaction.
-    const result = effect(db, name, at)
+    const result = await effect(tx, name, at)
     const event: store.IntegrationEventRow = {
       name,
       source: delivery.source,
@@ -65,7 +64,7 @@ export async function acceptDelivery(
       receivedAt: at,
       modifiedAt: at,
     }
-    store.insertEvent(db, event)
+    await store.insertEvent(tx, event)
     return { duplicate: false, event }
   })
 }

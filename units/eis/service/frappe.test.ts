@@ -1,4 +1,5 @@
 import { afterEach, expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
 import { type FakePeer, fakePeer, type Json, json, type TestResponse } from '../../../test/harness.ts'
 import * as store from '../store.ts'
 import { bootEis, call, type EisUnit, SECRETS, signedPost, webContact } from '../testing.ts'
@@ -66,11 +67,11 @@ const SUPPLIER = {
 
 test('with ERP_BASE_URL, drafts go to Frappe with token auth, once per staged record, and are read back from it', async () => {
   frappe = fakeFrappe()
-  u = bootEis({ ERP_BASE_URL: frappe.url, ...ERP })
+  u = await bootEis({ ERP_BASE_URL: frappe.url, ...ERP })
   const status = (await (await u.request('/api/method/svc_erp_core.api.health.integration_status')).json())
     .message
   expect(status.erp_backend).toBe('frappe')
-  const { supplier_intake } = await intakeSupplier(u.ctx.db, JSON.stringify(SUPPLIER), SUPPLIER)
+  const { supplier_intake } = await intakeSupplier(u.ctx.storage, JSON.stringify(SUPPLIER), SUPPLIER)
   const posted = (
     await (await call(u, 'workflows.post_supplier_intake', { name: supplier_intake, force: true })).json()
   ).message
@@ -87,7 +88,9 @@ test('with ERP_BASE_URL, drafts go to Frappe with token auth, once per staged re
   })
 
   // The local update was lost (crash after Frappe answered): posting again finds the invoice, creates none.
-  u.ctx.sqlite.run("UPDATE supplier_intakes SET status = 'approved', purchase_invoice = NULL")
+  await u.ctx.storage.transaction((tx) =>
+    tx.run(sql`UPDATE supplier_intakes SET status = 'approved', purchase_invoice = NULL`),
+  )
   const again = (await (await call(u, 'workflows.post_supplier_intake', { name: supplier_intake })).json())
     .message
   expect(again.invoice).toBe('ACC-PINV-2026-00001')
@@ -109,18 +112,18 @@ test('with ERP_BASE_URL, drafts go to Frappe with token auth, once per staged re
 
 test('Frappe down or refusing: 503 erp_unavailable, the record is not marked posted; support context marks the backend unavailable', async () => {
   frappe = fakeFrappe()
-  u = bootEis({ ERP_BASE_URL: frappe.url, ERP_API_KEY: 'key-1', ERP_API_SECRET: 'wrong' })
+  u = await bootEis({ ERP_BASE_URL: frappe.url, ERP_API_KEY: 'key-1', ERP_API_SECRET: 'wrong' })
   const body = {
     id: 'evt_f',
     type: 'charge.succeeded',
     data: { object: { amount: 100, currency: 'eur', customer: 'c' } },
   }
-  const rev = (await intakePayment(u.ctx.db, 'payment_provider_a', JSON.stringify(body), body))
+  const rev = (await intakePayment(u.ctx.storage, 'payment_provider_a', JSON.stringify(body), body))
     .revenue_event as string
   const res = await call(u, 'workflows.post_revenue_event', { name: rev })
   expect(res.status).toBe(503)
   expect((await res.json()).error.code).toBe('erp_unavailable')
-  expect((await store.findRevenueEvent(u.ctx.db, rev))?.status).toBe('staged')
+  expect((await store.findRevenueEvent(u.ctx.storage, rev))?.status).toBe('staged')
   const context = (
     await (
       await call(u, 'support_cases.support_context', {
@@ -131,8 +134,8 @@ test('Frappe down or refusing: 503 erp_unavailable, the record is not marked pos
   expect(context.objects[0]).toMatchObject({ found: false, missing_reason: 'backend_unavailable' })
 })
 
-test('ERP_BASE_URL without the key and secret is a start-up error', () => {
-  expect(() => bootEis({ ERP_BASE_URL: 'http://127.0.0.1:1' })).toThrow('ERP_API_SECRET')
+test('ERP_BASE_URL without the key and secret is a start-up error', async () => {
+  await expect(bootEis({ ERP_BASE_URL: 'http://127.0.0.1:1' })).rejects.toThrow('ERP_API_SECRET')
 })
 
 const CONTACT = 'webhooks.website_contact_intake'
@@ -143,7 +146,7 @@ const contactMessage = async (res: TestResponse): Promise<Json> => {
 
 test('with ERP_BASE_URL, the contact intake creates then updates the Lead in Frappe (by email_id); the evidence stays in EIS', async () => {
   frappe = fakeFrappe()
-  u = bootEis({ ERP_BASE_URL: frappe.url, ...ERP })
+  u = await bootEis({ ERP_BASE_URL: frappe.url, ...ERP })
   const first = webContact('Ada@Example.org')
   const a = await contactMessage(await signedPost(u, CONTACT, first, SECRETS.ERP_API_SHARED_SECRET))
   expect(a).toMatchObject({
@@ -162,8 +165,8 @@ test('with ERP_BASE_URL, the contact intake creates then updates the Lead in Fra
     company_name: 'ACME',
   })
   // Nothing of the Lead in EIS's own tables; the Integration Event names Frappe's Lead.
-  expect((await store.tableCounts(u.ctx.db)).leads).toBe(0)
-  expect(await store.findEvent(u.ctx.db, a.integration_event)).toMatchObject({
+  expect((await store.tableCounts(u.ctx.storage)).leads).toBe(0)
+  expect(await store.findEvent(u.ctx.storage, a.integration_event)).toMatchObject({
     status: 'processed',
     referenceDoctype: 'Lead',
     referenceName: 'CRM-LEAD-2026-00001',
@@ -189,7 +192,7 @@ test('with ERP_BASE_URL, the contact intake creates then updates the Lead in Fra
   })
 
   // Lead lookup (the MCP tool's operation) and support context read the Lead from Frappe.
-  const erp = frappeErp(u.ctx.db, {
+  const erp = frappeErp(u.ctx.storage, {
     baseUrl: frappe.url,
     apiKey: 'key-1',
     apiSecret: 'secret-1',
@@ -213,7 +216,7 @@ test('with ERP_BASE_URL, the contact intake creates then updates the Lead in Fra
 
 test('with ERP_BASE_URL, 10 concurrent intakes of a new address make one Lead in Frappe', async () => {
   frappe = fakeFrappe()
-  u = bootEis({ ERP_BASE_URL: frappe.url, ...ERP })
+  u = await bootEis({ ERP_BASE_URL: frappe.url, ...ERP })
   const answers = await Promise.all(
     Array.from({ length: 10 }, () =>
       signedPost(u, CONTACT, webContact('rush@example.org'), SECRETS.ERP_API_SHARED_SECRET),
@@ -227,9 +230,9 @@ test('with ERP_BASE_URL, 10 concurrent intakes of a new address make one Lead in
 
 test('with ERP_BASE_URL, Frappe refusing the Lead: 503 erp_unavailable and no evidence, so the sender retries', async () => {
   frappe = fakeFrappe()
-  u = bootEis({ ERP_BASE_URL: frappe.url, ERP_API_KEY: 'key-1', ERP_API_SECRET: 'wrong' })
+  u = await bootEis({ ERP_BASE_URL: frappe.url, ERP_API_KEY: 'key-1', ERP_API_SECRET: 'wrong' })
   const res = await signedPost(u, CONTACT, webContact(), SECRETS.ERP_API_SHARED_SECRET)
   expect(res.status).toBe(503)
   expect((await res.json()).error.code).toBe('erp_unavailable')
-  expect(await store.eventCounts(u.ctx.db)).toEqual({})
+  expect(await store.eventCounts(u.ctx.storage)).toEqual({})
 })

@@ -14,7 +14,7 @@
 import { Type as T } from '@sinclair/typebox'
 import { AppError } from '../../../common/errors.ts'
 import { callPeer } from '../../../common/peer.ts'
-import type { Db } from '../../../db/sqlite.ts'
+import type { Storage } from '../../../db/storage.ts'
 import type { InvoiceItem } from '../tables.ts'
 import { type Doc, type ErpBackend, embeddedErp, type LeadFields } from './erp.ts'
 
@@ -39,8 +39,8 @@ const REMOTE_DOCTYPES = new Set(['Lead', 'Purchase Invoice', 'Sales Invoice'])
 
 export const marker = (doctype: string, name: string) => `EIS ${doctype} ${name}`
 
-export function frappeErp(db: Db, s: FrappeSettings): ErpBackend {
-  const local = embeddedErp(db)
+export function frappeErp(storage: Storage, s: FrappeSettings): ErpBackend {
+  const local = embeddedErp(storage)
   const base = s.baseUrl.replace(/\/$/, '')
   const headers = { authorization: `token ${s.apiKey}:${s.apiSecret}` }
   const resource = (doctype: string) => `${base}/api/resource/${encodeURIComponent(doctype)}`

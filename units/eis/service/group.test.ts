@@ -1,14 +1,15 @@
 import { expect, test } from 'bun:test'
-import { GroupCommit, type SyncWriter } from './group.ts'
+import type { Sql } from '../../../db/storage.ts'
+import { GroupCommit, type Writer } from './group.ts'
 
 /** A writer over an array that behaves as a transaction: a throw undoes everything the body wrote. */
 function fakeStore() {
   const rows: string[] = []
   let commits = 0
-  const write: SyncWriter = async (fn) => {
+  const write: Writer = async (fn) => {
     const before = rows.length
     try {
-      const value = fn()
+      const value = await fn({} as Sql)
       commits++
       return value
     } catch (err) {
@@ -24,7 +25,7 @@ test('writes queued in one turn commit together, and each caller gets its own re
   const group = new GroupCommit(s.write)
   const results = await Promise.all(
     Array.from({ length: 20 }, (_, i) =>
-      group.run(() => {
+      group.run(async () => {
         s.rows.push(`row-${i}`)
         return { i, committedBefore: s.commits() }
       }),
@@ -42,7 +43,7 @@ test('one failing item settles only its own caller; the others are written', asy
   const group = new GroupCommit(s.write)
   const outcomes = await Promise.allSettled(
     ['a', 'b', 'bad', 'c'].map((id) =>
-      group.run(() => {
+      group.run(async () => {
         s.rows.push(id)
         if (id === 'bad') throw new Error('broken row')
         return id
@@ -58,15 +59,18 @@ test('a failing commit rejects every caller of the group: nothing is acknowledge
   const group = new GroupCommit(async () => {
     throw new Error('disk full')
   })
-  const outcomes = await Promise.allSettled([group.run(() => 1), group.run(() => 2)])
+  const outcomes = await Promise.allSettled([group.run(async () => 1), group.run(async () => 2)])
   expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected'])
 })
 
 test('writes queued in a later turn go in the next group', async () => {
   const s = fakeStore()
   const group = new GroupCommit(s.write)
-  await group.run(() => s.rows.push('first'))
-  await Promise.all([group.run(() => s.rows.push('second')), group.run(() => s.rows.push('third'))])
+  await group.run(async () => s.rows.push('first'))
+  await Promise.all([
+    group.run(async () => s.rows.push('second')),
+    group.run(async () => s.rows.push('third')),
+  ])
   expect(s.commits()).toBe(2)
   expect(s.rows).toEqual(['first', 'second', 'third'])
 })

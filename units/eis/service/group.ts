@@ -10,11 +10,15 @@
  * own caller and never takes the others' writes with it.
  */
 
-/** Runs `fn` synchronously inside one write transaction and resolves once it has committed. */
-export type SyncWriter = <T>(fn: () => T) => Promise<T>
+import type { Sql } from '../../../db/storage.ts'
+
+/** Runs `fn` in one write transaction and resolves once it has committed (`storage.transaction`). */
+export type Writer = <T>(fn: (tx: Sql) => Promise<T>) => Promise<T>
+
+type Work<T> = (tx: Sql) => Promise<T>
 
 interface Item {
-  fn: () => unknown
+  fn: Work<unknown>
   resolve: (value: unknown) => void
   reject: (err: unknown) => void
 }
@@ -22,10 +26,13 @@ interface Item {
 export class GroupCommit {
   private queue: Item[] = []
 
-  constructor(private readonly write: SyncWriter) {}
+  constructor(private readonly write: Writer) {}
 
-  /** Queue `fn` (synchronous writes only) for the next group; its result once committed. */
-  run<T>(fn: () => T): Promise<T> {
+  /**
+   * Queue `fn` for the next group; its result once committed. `fn` runs inside the group's
+   * transaction after the items queued before it, and may see their writes.
+   */
+  run<T>(fn: Work<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ fn, resolve: resolve as (value: unknown) => void, reject })
       if (this.queue.length === 1) setImmediate(() => void this.flush())
@@ -41,7 +48,11 @@ export class GroupCommit {
     }
     let values: unknown[]
     try {
-      values = await this.write(() => batch.map((item) => item.fn()))
+      values = await this.write(async (tx) => {
+        const out: unknown[] = []
+        for (const item of batch) out.push(await item.fn(tx))
+        return out
+      })
     } catch {
       // One item (or the database) failed: each item again alone, so each settles on its own.
       for (const item of batch) await this.write(item.fn).then(item.resolve, item.reject)
@@ -55,7 +66,7 @@ export class GroupCommit {
 export function groupFor<K extends object>(
   groups: WeakMap<K, GroupCommit>,
   key: K,
-  write: SyncWriter,
+  write: Writer,
 ): GroupCommit {
   let group = groups.get(key)
   if (group === undefined) {
