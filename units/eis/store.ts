@@ -1,7 +1,7 @@
 /** EIS's reads and writes: the only module that knows the tables. */
 import { and, asc, count, desc, eq, gt, inArray, sql } from 'drizzle-orm'
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core'
-import { columnPlaceholders } from '../../db/prepared.ts'
+import { columnPlaceholders, perHandle } from '../../db/prepared.ts'
 import type { Sql, Storage } from '../../db/storage.ts'
 import {
   approvalPackets,
@@ -28,9 +28,7 @@ export type FactImportRow = typeof factImports.$inferSelect
 export type TicketEventRow = typeof ticketEvents.$inferSelect
 
 /**
- * The webhook hot path's statements, built and prepared once per handle: on the embedded driver
- * the transaction handle is always the writer connection, so they are prepared once; on libSQL
- * each transaction has its own handle.
+ * The webhook hot path's statements, built and prepared once per handle (`perHandle`).
  */
 function prepareStatements(db: Sql) {
   return {
@@ -53,15 +51,7 @@ function prepareStatements(db: Sql) {
     insertLead: db.insert(leads).values(columnPlaceholders(leads)).prepare(),
   }
 }
-const statements = new WeakMap<Sql, ReturnType<typeof prepareStatements>>()
-function prepared(db: Sql) {
-  let s = statements.get(db)
-  if (s === undefined) {
-    s = prepareStatements(db)
-    statements.set(db, s)
-  }
-  return s
-}
+const prepared = perHandle(prepareStatements)
 
 // ---------- identity facts ----------
 

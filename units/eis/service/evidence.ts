@@ -5,10 +5,10 @@
  */
 import { sha256Hex } from '../../../common/hash.ts'
 import { nowIso } from '../../../common/time.ts'
+import { groupOf } from '../../../db/group-commit.ts'
 import type { Sql, Storage } from '../../../db/storage.ts'
 import { docName, SERIES } from '../rules/naming.ts'
 import * as store from '../store.ts'
-import { type GroupCommit, groupFor } from './group.ts'
 
 export interface Delivery {
   /** The route family, e.g. `webhooks.website_contact_intake`. */
@@ -30,11 +30,9 @@ export type Accepted = { duplicate: boolean; event: store.IntegrationEventRow }
 /** The key of a delivery that carries no id of its own: the hash of its exact bytes. */
 export const bodyKey = (raw: string) => `sha256:${sha256Hex(raw)}`
 
-const groups = new WeakMap<Storage, GroupCommit>()
-
 /**
  * Store the delivery and apply its effect in one write transaction, group-committed with the
- * deliveries that arrived in the same event-loop turn (service/group.ts): the answer waits for
+ * deliveries that arrived in the same event-loop turn (db/group-commit.ts): the answer waits for
  * the commit. The effect runs only for a new delivery; a redelivery answers the first one's event.
  */
 export async function acceptDelivery(
@@ -42,9 +40,8 @@ export async function acceptDelivery(
   delivery: Delivery,
   effect: (tx: Sql, eventName: string, at: string) => Effect | Promise<Effect>,
 ): Promise<Accepted> {
-  const group = groupFor(groups, storage, (fn) => storage.transaction(fn))
   const payloadHash = sha256Hex(delivery.raw)
-  return group.run(async (tx): Promise<Accepted> => {
+  return groupOf(storage).run(async (tx): Promise<Accepted> => {
     const existing = await store.findEventByKeyTx(tx, delivery.source, delivery.eventKey)
     if (existing) return { duplicate: true, event: existing }
     const at = nowIso()

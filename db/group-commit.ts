@@ -1,16 +1,21 @@
 /**
- * Group commit for the webhook intake: every delivery queued in the same event-loop turn is
- * written in one IMMEDIATE transaction, and each caller's promise settles only after the commit
- * that holds its rows, so an acknowledged delivery is never lost (and nothing is acknowledged
- * that a later rollback could undo). One commit per group instead of one per request is what
- * makes the intake keep up with a bare insert (docs/units/eis.md, "Throughput").
+ * Group commit on the storage interface (either driver): every write queued in the same
+ * event-loop turn runs in one write transaction, and each caller's promise settles only after
+ * the commit that holds its rows, so an acknowledged write is never lost (and nothing is
+ * acknowledged that a later rollback could undo). One commit per group instead of one per
+ * request is what lets a write-per-request route keep up with a bare insert (EIS's webhooks,
+ * the mailbox's publish). `PersistenceGuard.writeGrouped` is the same idea on the pre-storage
+ * handle.
  *
  * A work item that throws rolls the whole group back; then every item of the group runs again
- * in a transaction of its own, so one failing delivery (a refusal, a broken row) settles only its
+ * in a transaction of its own, so one failing request (a refusal, a broken row) settles only its
  * own caller and never takes the others' writes with it.
+ *
+ *   const group = new GroupCommit((fn) => storage.transaction(fn))
+ *   const row = await group.run(async (tx) => { await tx.insert(things).values(v); return v })
  */
 
-import type { Sql } from '../../../db/storage.ts'
+import type { Sql, Storage } from './storage.ts'
 
 /** Runs `fn` in one write transaction and resolves once it has committed (`storage.transaction`). */
 export type Writer = <T>(fn: (tx: Sql) => Promise<T>) => Promise<T>
@@ -62,16 +67,14 @@ export class GroupCommit {
   }
 }
 
-/** One group per write handle: `key` is the handle the unit writes through. */
-export function groupFor<K extends object>(
-  groups: WeakMap<K, GroupCommit>,
-  key: K,
-  write: Writer,
-): GroupCommit {
-  let group = groups.get(key)
+const groups = new WeakMap<Storage, GroupCommit>()
+
+/** The one group of a storage (all writers of a unit share it, so they share its commits). */
+export function groupOf(storage: Storage): GroupCommit {
+  let group = groups.get(storage)
   if (group === undefined) {
-    group = new GroupCommit(write)
-    groups.set(key, group)
+    group = new GroupCommit((fn) => storage.transaction(fn))
+    groups.set(storage, group)
   }
   return group
 }

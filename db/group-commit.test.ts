@@ -1,6 +1,6 @@
 import { expect, test } from 'bun:test'
-import type { Sql } from '../../../db/storage.ts'
-import { GroupCommit, type Writer } from './group.ts'
+import { GroupCommit, type Writer } from './group-commit.ts'
+import type { Sql } from './storage.ts'
 
 /** A writer over an array that behaves as a transaction: a throw undoes everything the body wrote. */
 function fakeStore() {
