@@ -273,8 +273,11 @@ export interface OutboxOptions {
   /** How long a claim holds a row against other processes; default 2 × the longest timeout + 30 s. */
   claimMs?: number
   lease?: PollerLease
-  /** Called after each attempt (for a unit's own counters). */
-  onAttempt?(m: OutboxMessage, result: 'delivered' | 'failed' | 'dead'): void
+  /**
+   * Called after each attempt (for a unit's own counters or records); a returned promise is
+   * awaited before the pass goes on, so a pass ends with its attempts recorded. Must not throw.
+   */
+  onAttempt?(m: OutboxMessage, result: 'delivered' | 'failed' | 'dead'): void | Promise<void>
   now?(): number
 }
 
@@ -331,7 +334,7 @@ export function createOutbox(o: OutboxOptions): Outbox {
     if (answer.ok) {
       await writeOn(o.db, (db) => deliveredQuery(db, m.id, holder, answer.status, new Date(at).toISOString()))
       attempts.inc({ target: m.target, result: 'delivered' })
-      o.onAttempt?.(m, 'delivered')
+      await o.onAttempt?.(m, 'delivered')
       return true
     }
     const dead = m.attempts + 1 >= maxAttempts
@@ -345,7 +348,7 @@ export function createOutbox(o: OutboxOptions): Outbox {
     await writeOn(o.db, (db) => failedQuery(db, m.id, holder, failure))
     const result = dead ? 'dead' : 'failed'
     attempts.inc({ target: m.target, result })
-    o.onAttempt?.(m, result)
+    await o.onAttempt?.(m, result)
     o.log[dead ? 'error' : 'warn'](
       {
         outbox_id: m.id,

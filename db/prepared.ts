@@ -14,3 +14,21 @@ export function columnPlaceholders<T extends Table>(
     [K in keyof T['_']['columns']]: Placeholder<K & string>
   }
 }
+
+/**
+ * `build(handle)` once per handle, remembered in a WeakMap: statements prepared once per
+ * connection (`const prepared = perHandle((tx: Sql) => ({ insert: tx.insert(t)….prepare() }))`).
+ * On the embedded driver a transaction's handle is always the writer connection, so they are
+ * prepared once; on libSQL each transaction has its own handle and its own statements.
+ */
+export function perHandle<H extends object, S>(build: (handle: H) => S): (handle: H) => S {
+  const cache = new WeakMap<H, S>()
+  return (handle) => {
+    let s = cache.get(handle)
+    if (s === undefined) {
+      s = build(handle)
+      cache.set(handle, s)
+    }
+    return s
+  }
+}

@@ -147,6 +147,16 @@ export const crashTargets: Record<string, CrashTarget> = {
     ackId: (answer) => (answer as { message?: { integration_event?: string } }).message?.integration_event,
     exists: (db, id) => db.query('SELECT 1 FROM integration_events WHERE name = ?').get(id) !== null,
   },
+  // The mailbox adapter: publishes are group-committed; an acknowledged (202) message must survive.
+  mailbox: {
+    setup: () => ({ env: {}, stop() {} }),
+    method: 'POST',
+    path: '/publish',
+    headers: { 'content-type': 'application/json' },
+    body: (i) => ({ topic: 'crash', message: { n: i, at: Date.now() } }),
+    ackId: (answer) => (answer as { message_id?: string }).message_id,
+    exists: (db, id) => db.query('SELECT 1 FROM mailbox_messages WHERE message_id = ?').get(id) !== null,
+  },
   // NDS: ingest jobs (RSS backfill from a local fixture server), accepted with a key created the
   // way operators create one. An acknowledged job must survive; the restarted worker resumes it.
   nds: {

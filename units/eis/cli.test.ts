@@ -1,7 +1,7 @@
 import { expect, test } from 'bun:test'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { tempDir } from '../../test/harness.ts'
+import { tempDir, testDriver } from '../../test/harness.ts'
 import { eisCli } from './cli.ts'
 import { bootEis, call, factsFile } from './testing.ts'
 
@@ -23,10 +23,14 @@ test('`svc eis facts import` loads the file the running unit then projects', asy
   const file = join(dir, 'facts.jsonl')
   writeFileSync(file, factsFile())
   const { out, io } = capture()
-  expect(await eisCli.run(['facts', 'import', file, '--json'], { SVC_DATA_DIR: dir }, io)).toBe(0)
-  expect(JSON.parse(out.stdout)).toMatchObject({ ok: true, rows: 4 })
-  const u = bootEis({ SVC_DATA_DIR: dir })
+  const u = await bootEis({ SVC_DATA_DIR: dir })
   try {
+    // On a libSQL server the command is pointed at the unit's server, as an operator would.
+    const server = testDriver() === 'libsql' ? { DATABASE_URL: u.ctx.storage.location } : {}
+    expect(await eisCli.run(['facts', 'import', file, '--json'], { SVC_DATA_DIR: dir, ...server }, io)).toBe(
+      0,
+    )
+    expect(JSON.parse(out.stdout)).toMatchObject({ ok: true, rows: 4 })
     const fact = (
       await (
         await call(u, 'identity_projections.project_tool_access_fact', { technical_subject: 'alice' })

@@ -7,13 +7,17 @@ import { basename } from 'node:path'
 import { defineCli, EXIT_FAILED, EXIT_OK, UsageError } from '../../common/cli.ts'
 import { baseEnv } from '../../common/config.ts'
 import { migrations } from '../../db/migrations/eis/index.ts'
-import { databasePath, openDatabase } from '../../db/sqlite.ts'
+import { openStorage, storageTarget } from '../../db/storage.ts'
 import { importFacts } from './service/identity.ts'
 
 export const eisCli = defineCli({
   name: 'eis',
   title: 'ERP integration service',
-  env: { SVC_DATA_DIR: baseEnv.SVC_DATA_DIR, DATABASE_URL: baseEnv.DATABASE_URL },
+  env: {
+    SVC_DATA_DIR: baseEnv.SVC_DATA_DIR,
+    DATABASE_URL: baseEnv.DATABASE_URL,
+    DATABASE_AUTH_TOKEN: baseEnv.DATABASE_AUTH_TOKEN,
+  },
   commands: {
     'facts import': {
       summary: 'load identity facts (JSON Lines, one subject per line) as the new projection',
@@ -27,12 +31,13 @@ export const eisCli = defineCli({
         } catch (err) {
           throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`)
         }
-        const database = openDatabase(
-          databasePath('eis', ctx.config.SVC_DATA_DIR, ctx.config.DATABASE_URL),
+        const storage = await openStorage(
+          storageTarget('eis', ctx.config.SVC_DATA_DIR, ctx.config.DATABASE_URL),
           migrations,
+          { authToken: ctx.config.DATABASE_AUTH_TOKEN, owner: 'eis' },
         )
         try {
-          const result = await importFacts(database.db, text, basename(file))
+          const result = await importFacts(storage, text, basename(file))
           if (!result.ok) {
             return {
               exit: EXIT_FAILED,
@@ -46,7 +51,7 @@ export const eisCli = defineCli({
             json: result,
           }
         } finally {
-          database.close()
+          await storage.close()
         }
       },
     },

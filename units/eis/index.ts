@@ -63,6 +63,7 @@ export const eis: HttpUnit = defineUnit({
     'ERP integration: signed webhooks and callbacks, integration evidence, approval workflows, draft invoices, ticketing in and out, identity projections, and an MCP gateway.',
   env,
   migrations,
+  libsql: true,
   probeRoutes: ['/healthz', '/api/method/svc_erp_core.api.health.integration_status'],
   validate(config) {
     const problems: string[] = []
@@ -97,23 +98,23 @@ export const eis: HttpUnit = defineUnit({
       internal_callers: Boolean(c.EIS_INTERNAL_TOKEN),
       mcp_gateway: Boolean(c.EIS_MCP_KEY),
     }
-    const dispatchOutbox = createDispatchOutbox(ctx.db, ctx.log, ctx.metrics.registry, {
+    const dispatchOutbox = createDispatchOutbox(ctx.storage, ctx.log, ctx.metrics.registry, {
       url: c.SVC_RMS_URL,
       token: c.SVC_RMS_TOKEN,
       timeoutMs: c.EIS_PEER_TIMEOUT_MS,
     })
     const deps: EisDeps = {
-      db: ctx.db,
+      storage: ctx.storage,
       log: ctx.log,
       erp:
         c.ERP_BASE_URL && c.ERP_API_KEY && c.ERP_API_SECRET
-          ? frappeErp(ctx.db, {
+          ? frappeErp(ctx.storage, {
               baseUrl: c.ERP_BASE_URL,
               apiKey: c.ERP_API_KEY,
               apiSecret: c.ERP_API_SECRET,
               timeoutMs: c.EIS_PEER_TIMEOUT_MS,
             })
-          : embeddedErp(ctx.db),
+          : embeddedErp(ctx.storage),
       runtimeHost: { url: c.SVC_RMS_URL, token: c.SVC_RMS_TOKEN },
       supportHandoff: { url: c.SVC_SUPPORT_HANDOFF_URL, token: c.SVC_SUPPORT_HANDOFF_TOKEN },
       ticketing: { baseUrl: c.ZAMMAD_BASE_URL, token: c.ZAMMAD_TOKEN },
@@ -123,8 +124,7 @@ export const eis: HttpUnit = defineUnit({
       kickDispatch: () => dispatchOutbox.kick(),
     }
     const health = {
-      db: ctx.db,
-      sqlite: ctx.sqlite,
+      storage: ctx.storage,
       version: ctx.version,
       startedAt: ctx.startedAt,
       erpBackend: deps.erp.kind,
@@ -136,7 +136,7 @@ export const eis: HttpUnit = defineUnit({
       // throws in the compiled executable on requests without a Bearer header (docs/units/eis.md).
       .use(webhookRoutes({ ...deps, signatures }))
       .use(mcpRoutes({ ...deps, status: () => integrationStatus(health) }, c.EIS_MCP_KEY))
-      .use(identityRoutes({ db: ctx.db, access, bootstrapSubject: c.EIS_BOOTSTRAP_SUBJECT }))
+      .use(identityRoutes({ storage: ctx.storage, access, bootstrapSubject: c.EIS_BOOTSTRAP_SUBJECT }))
       .use(workflowRoutes(deps, access))
       .use(supportRoutes(deps, access))
     return {

@@ -12,7 +12,7 @@ import { bootEis, SECRETS, signedPost } from './testing.ts'
 const TOKEN = 'eis-to-pws-handoff-token-0123'
 const pws = bootPws({ PWS_SUPPORT_HANDOFF_TOKEN: TOKEN })
 const port = freePort()
-const eis = bootEis({
+const eis = await bootEis({
   SVC_SUPPORT_HANDOFF_URL: `http://127.0.0.1:${port}/api/v1/support/handoff`,
   SVC_SUPPORT_HANDOFF_TOKEN: TOKEN,
 })
@@ -46,7 +46,7 @@ test('PWS down: ok=false and the event failed; with PWS up the redelivery become
   expect(down.status).toBe(503)
   const failed = await down.json()
   expect(failed).toMatchObject({ ok: false, reason: 'platform_support_handoff_failed' })
-  expect((await store.findEvent(eis.ctx.db, failed.event_audit_key))?.status).toBe('failed')
+  expect((await store.findEvent(eis.ctx.storage, failed.event_audit_key))?.status).toBe('failed')
 
   pws.u.app.listen({ port, hostname: '127.0.0.1' })
   const res = await signedPost(

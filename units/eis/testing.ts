@@ -1,8 +1,9 @@
 /** Shared by EIS's tests: configuration, credentials and fixtures. */
 
+import type { SQL } from 'drizzle-orm'
 import { hmacHex, signBody } from '../../common/signature.ts'
 import type { Env } from '../../runtime/run.ts'
-import { bootForTest } from '../../test/harness.ts'
+import { bootForTestAsync } from '../../test/harness.ts'
 // The exact builder WEB forwards with: EIS must accept what it produces (CONTRACTS.md §4).
 import { contactPayload } from '../web/rules/delivery.ts'
 import { eis } from './index.ts'
@@ -23,13 +24,13 @@ export const BASE_ENV: Env = { EIS_INTERNAL_TOKEN: INTERNAL_TOKEN, EIS_MCP_KEY: 
 
 /** EIS's services over a booted unit, for paths whose routes are signed (tests call them directly). */
 export function depsOf(
-  u: { ctx: { db: EisDeps['db']; log: EisDeps['log'] } },
+  u: { ctx: { storage: EisDeps['storage']; log: EisDeps['log'] } },
   over: Partial<EisDeps> = {},
 ): EisDeps {
   return {
-    db: u.ctx.db,
+    storage: u.ctx.storage,
     log: u.ctx.log,
-    erp: embeddedErp(u.ctx.db),
+    erp: embeddedErp(u.ctx.storage),
     runtimeHost: { url: undefined, token: undefined },
     supportHandoff: { url: undefined, token: undefined },
     ticketing: { baseUrl: undefined, token: undefined },
@@ -41,8 +42,12 @@ export function depsOf(
   }
 }
 
-export const bootEis = (env: Env = {}) => bootForTest(eis, { ...BASE_ENV, ...env })
-export type EisUnit = ReturnType<typeof bootEis>
+/** EIS booted in-process on the driver SVC_TEST_DRIVER names (a fresh sqld each on libsql). */
+export const bootEis = (env: Env = {}) => bootForTestAsync(eis, { ...BASE_ENV, ...env })
+export type EisUnit = Awaited<ReturnType<typeof bootEis>>
+
+/** One SQL statement on the unit's database, on either driver (tests that change state behind its back). */
+export const runSql = (u: EisUnit, statement: SQL) => u.ctx.storage.transaction((tx) => tx.run(statement))
 
 export const method = (name: string) => `${METHOD_PREFIX}${name}`
 export const internal = { authorization: `Bearer ${INTERNAL_TOKEN}` }

@@ -42,6 +42,7 @@ export const mailbox = defineUnit({
     'The mailbox adapter of WTA’s optional messaging stack: publish with a payload guardrail, durable storage, forwarding to a downstream, read-back by cursor.',
   env,
   migrations,
+  libsql: true,
   payloadTooLarge: () =>
     new Response(PAYLOAD_TOO_LARGE_TEXT, {
       status: 413,
@@ -59,7 +60,7 @@ export const mailbox = defineUnit({
     const outbox = c.MAILBOX_DOWNSTREAM_URL
       ? createOutbox({
           name: 'mailbox:downstream',
-          db: ctx.db,
+          db: ctx.storage,
           log: ctx.log,
           registry: ctx.metrics.registry,
           pollMs: c.MAILBOX_OUTBOX_POLL_MS,
@@ -70,8 +71,7 @@ export const mailbox = defineUnit({
       : undefined
     const creds = mailboxCredentials(c.SVC_API_TOKEN)
     const routes = mailboxRoutes({
-      db: ctx.db,
-      sqlite: ctx.sqlite,
+      storage: ctx.storage,
       maxPayloadBytes: c.MAILBOX_ADAPTER_MAX_PAYLOAD_BYTES,
       creds,
       downstreamConfigured: outbox !== undefined,

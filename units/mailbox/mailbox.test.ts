@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from 'bun:test'
-import { bootForTest, type FakePeer, fakePeer, json, type TestUnit } from '../../test/harness.ts'
+import { bootForTestAsync, type FakePeer, fakePeer, json, type TestUnit } from '../../test/harness.ts'
 import { mailbox } from './index.ts'
 
 const open: { units: TestUnit<unknown>[]; peers: FakePeer[] } = { units: [], peers: [] }
@@ -8,8 +8,9 @@ afterEach(async () => {
   for (const p of open.peers.splice(0)) p.stop()
 })
 
-function boot(env: Record<string, string> = {}) {
-  const u = bootForTest(mailbox, env)
+/** The mailbox on the driver SVC_TEST_DRIVER names (a fresh sqld each on libsql). */
+async function boot(env: Record<string, string> = {}) {
+  const u = await bootForTestAsync(mailbox, env)
   open.units.push(u as TestUnit<unknown>)
   return u
 }
@@ -21,7 +22,7 @@ const OVERHEAD = JSON.stringify({ topic: 't', message: '' }).length
 const bodyOf = (size: number) => JSON.stringify({ topic: 't', message: 'x'.repeat(size - OVERHEAD) })
 
 const post = (
-  u: ReturnType<typeof boot>,
+  u: Awaited<ReturnType<typeof boot>>,
   body: string | ReadableStream<Uint8Array>,
   headers: Record<string, string> = {},
 ) =>
@@ -47,7 +48,7 @@ function chunked(text: string, chunk = 8192): ReadableStream<Uint8Array> {
 
 describe('mailbox publish guardrail', () => {
   test('131072 bytes are accepted, 131073 get 413 with the text body, with and without a length', async () => {
-    const u = boot()
+    const u = await boot()
     expect(bodyOf(LIMIT).length).toBe(LIMIT)
     const ok = await post(u, bodyOf(LIMIT))
     expect(ok.status).toBe(202)
@@ -70,7 +71,7 @@ describe('mailbox publish guardrail', () => {
   })
 
   test('a body over the shared body limit is answered as text too; the limit is configurable', async () => {
-    const u = boot({ MAILBOX_ADAPTER_MAX_PAYLOAD_BYTES: '200' })
+    const u = await boot({ MAILBOX_ADAPTER_MAX_PAYLOAD_BYTES: '200' })
     expect((await post(u, bodyOf(200))).status).toBe(202)
     const over = await post(u, bodyOf(201))
     expect(over.status).toBe(413)
@@ -80,16 +81,30 @@ describe('mailbox publish guardrail', () => {
     expect(await huge.text()).toBe('payload too large')
   })
 
-  test('a limit above SVC_MAX_BODY_BYTES is refused at start', () => {
-    expect(() => bootForTest(mailbox, { MAILBOX_ADAPTER_MAX_PAYLOAD_BYTES: '2000000' })).toThrow(
+  test('a limit above SVC_MAX_BODY_BYTES is refused at start', async () => {
+    await expect(bootForTestAsync(mailbox, { MAILBOX_ADAPTER_MAX_PAYLOAD_BYTES: '2000000' })).rejects.toThrow(
       /MAILBOX_ADAPTER_MAX_PAYLOAD_BYTES/,
     )
   })
 })
 
 describe('mailbox publish and read-back', () => {
+  test('40 concurrent publishes (group-committed) are each stored once and read back in arrival order', async () => {
+    const u = await boot()
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => u.send('POST', '/publish', { topic: 'burst', message: { n: i } })),
+    )
+    expect(answers.map((r) => r.status)).toEqual(answers.map(() => 202))
+    const ids = await Promise.all(answers.map(async (r) => (await r.json()).message_id))
+    const page = await (await u.request('/messages?topic=burst&limit=100')).json()
+    expect(page.data).toHaveLength(40)
+    expect(new Set(page.data.map((m: { message_id: string }) => m.message_id))).toEqual(new Set(ids))
+    // Publishes of one turn commit in the order they arrived.
+    expect(page.data.map((m: { message: { n: number } }) => m.message.n)).toEqual(ids.map((_, i) => i))
+  })
+
   test('messages are stored durably and read back by topic with a cursor, across a restart', async () => {
-    let u = boot()
+    let u = await boot()
     const ids: string[] = []
     for (let i = 0; i < 5; i++) {
       const res = await u.send('POST', '/publish', {
@@ -120,7 +135,7 @@ describe('mailbox publish and read-back', () => {
   })
 
   test('bad bodies get 4xx envelopes', async () => {
-    const u = boot()
+    const u = await boot()
     for (const body of [{}, { topic: 't' }, { topic: '', message: 'x' }, { topic: 't', message: null }]) {
       const res = await u.send('POST', '/publish', body)
       expect({ body, status: res.status }).toEqual({ body, status: 400 })
@@ -141,7 +156,7 @@ describe('mailbox publish and read-back', () => {
     let fail = true
     const downstream = fakePeer(() => (fail ? json({}, 503) : json({ ok: true })))
     open.peers.push(downstream)
-    const u = boot({ MAILBOX_DOWNSTREAM_URL: downstream.url, MAILBOX_DOWNSTREAM_TIMEOUT_MS: '1000' })
+    const u = await boot({ MAILBOX_DOWNSTREAM_URL: downstream.url, MAILBOX_DOWNSTREAM_TIMEOUT_MS: '1000' })
     const res = await u.send('POST', '/publish', {
       topic: 'orders',
       message: 'hello',
@@ -171,7 +186,7 @@ describe('mailbox publish and read-back', () => {
 
   test('with SVC_API_TOKEN set, publish and read need the bearer token; health stays open', async () => {
     const token = 'mailbox-token-0123456789'
-    const u = boot({ SVC_API_TOKEN: token })
+    const u = await boot({ SVC_API_TOKEN: token })
     expect((await u.send('POST', '/publish', { topic: 't', message: 'x' })).status).toBe(401)
     expect(
       (

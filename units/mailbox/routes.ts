@@ -1,13 +1,12 @@
-import type { Database } from 'bun:sqlite'
 import { Elysia, t } from 'elysia'
 import { credentials } from '../../common/credentials.ts'
 import { errorResponses } from '../../common/errors.ts'
 import { nowIso } from '../../common/time.ts'
 import { outboxSummary } from '../../db/outbox.ts'
-import { type Db, databaseReady } from '../../db/sqlite.ts'
+import type { Storage } from '../../db/storage.ts'
 import { payloadGuardrail } from './guardrail.ts'
 import { HealthResponse, MessagesPage, MessagesQuery, PublishRequest, PublishResponse } from './model.ts'
-import { DOWNSTREAM, publishStatements, readMessages, type StoredMessage } from './store.ts'
+import { DOWNSTREAM, readMessages, type StoredMessage, storeMessage } from './store.ts'
 
 /** The bearer token shared with WTA (`SVC_API_TOKEN`): open when unset. */
 export const mailboxCredentials = (token: string | undefined) =>
@@ -16,8 +15,7 @@ export const mailboxCredentials = (token: string | undefined) =>
   })
 
 export interface MailboxDeps {
-  db: Db
-  sqlite: Database
+  storage: Storage
   maxPayloadBytes: number
   creds: ReturnType<typeof mailboxCredentials>
   downstreamConfigured: boolean
@@ -36,15 +34,14 @@ const view = (m: StoredMessage) => ({
 
 export function mailboxRoutes(d: MailboxDeps) {
   const guardrail = payloadGuardrail('/publish', d.maxPayloadBytes)
-  const publish = publishStatements(d.db)
   return new Elysia({ name: 'mailbox:routes' })
     .use(guardrail.plugin)
     .use(d.creds)
     .get(
       '/healthz',
       async () => {
-        const database = databaseReady(d.sqlite)
-        const s = await outboxSummary(d.db, DOWNSTREAM)
+        const database = await d.storage.ready()
+        const s = await outboxSummary(d.storage, DOWNSTREAM)
         return {
           ok: database,
           status: database && s.dead === 0 ? ('ok' as const) : ('degraded' as const),
@@ -66,7 +63,8 @@ export function mailboxRoutes(d: MailboxDeps) {
     .post(
       '/publish',
       async ({ body, request, set }) => {
-        const stored = await publish.storeMessage(
+        const stored = await storeMessage(
+          d.storage,
           {
             topic: body.topic,
             message: body.message,
@@ -106,7 +104,7 @@ export function mailboxRoutes(d: MailboxDeps) {
       '/messages',
       async ({ query }) => {
         const limit = query.limit ?? 100
-        const rows = await readMessages(d.db, {
+        const rows = await readMessages(d.storage, {
           topic: query.topic,
           afterSeq: query.cursor === undefined ? 0 : Number(query.cursor),
           limit,

@@ -1,8 +1,9 @@
 import { and, asc, eq, gt } from 'drizzle-orm'
 import { newId } from '../../common/time.ts'
-import { enqueue } from '../../db/outbox.ts'
-import { columnPlaceholders } from '../../db/prepared.ts'
-import type { Db } from '../../db/sqlite.ts'
+import { groupOf } from '../../db/group-commit.ts'
+import { enqueueIn } from '../../db/outbox.ts'
+import { columnPlaceholders, perHandle } from '../../db/prepared.ts'
+import type { Sql, Storage } from '../../db/storage.ts'
 import { mailboxMessages } from './tables.ts'
 
 export type StoredMessage = typeof mailboxMessages.$inferSelect
@@ -19,55 +20,60 @@ export interface NewMessage {
 }
 
 /**
- * The publish path's statements, built and prepared once: Drizzle's query builder costs tens of
+ * The insert, prepared once per handle (db/prepared.ts): Drizzle's query builder costs tens of
  * microseconds per call, which the publish route would pay on every message.
  */
-export function publishStatements(db: Db) {
-  const insert = db.insert(mailboxMessages).values(columnPlaceholders(mailboxMessages)).prepare()
-  return {
-    /** Store a message and, when a downstream is configured, its forwarding: one transaction. */
-    async storeMessage(m: NewMessage, forward: boolean): Promise<StoredMessage> {
-      const row = {
-        seq: null,
-        messageId: newId(),
-        topic: m.topic,
-        message: JSON.stringify(m.message),
-        headers: m.headers,
-        sizeBytes: m.sizeBytes,
-        receivedAt: m.receivedAt,
-      }
-      db.transaction(
-        () => {
-          insert.run(row)
-          if (forward) {
-            enqueue(db, {
-              id: row.messageId,
-              target: DOWNSTREAM,
-              payload: JSON.stringify({
-                message_id: row.messageId,
-                topic: m.topic,
-                message: m.message,
-                headers: m.headers,
-                received_at: m.receivedAt,
-              }),
-              headers: { 'x-mailbox-topic': m.topic, 'x-mailbox-message-id': row.messageId },
-              at: m.receivedAt,
-            })
-          }
-        },
-        { behavior: 'immediate' },
-      )
-      return { ...row, seq: 0 }
-    },
+const insertOn = perHandle((tx: Sql) =>
+  tx.insert(mailboxMessages).values(columnPlaceholders(mailboxMessages)).prepare(),
+)
+
+/**
+ * Store a message and, when a downstream is configured, its forwarding: one transaction,
+ * group-committed with the other publishes of the same event-loop turn (db/group-commit.ts);
+ * resolves once that transaction has committed.
+ */
+export async function storeMessage(
+  storage: Storage,
+  m: NewMessage,
+  forward: boolean,
+): Promise<StoredMessage> {
+  const row = {
+    seq: null,
+    messageId: newId(),
+    topic: m.topic,
+    message: JSON.stringify(m.message),
+    headers: m.headers,
+    sizeBytes: m.sizeBytes,
+    receivedAt: m.receivedAt,
   }
+  const forwarding = forward
+    ? {
+        id: row.messageId,
+        target: DOWNSTREAM,
+        payload: JSON.stringify({
+          message_id: row.messageId,
+          topic: m.topic,
+          message: m.message,
+          headers: m.headers,
+          received_at: m.receivedAt,
+        }),
+        headers: { 'x-mailbox-topic': m.topic, 'x-mailbox-message-id': row.messageId },
+        at: m.receivedAt,
+      }
+    : undefined
+  await groupOf(storage).run(async (tx) => {
+    await insertOn(tx).run(row)
+    if (forwarding) await enqueueIn(tx, forwarding)
+  })
+  return { ...row, seq: 0 }
 }
 
 /** Messages after `afterSeq` in arrival order, optionally of one topic; one more than `limit` tells a next page. */
 export async function readMessages(
-  db: Db,
+  storage: Storage,
   q: { topic?: string; afterSeq: number; limit: number },
 ): Promise<StoredMessage[]> {
-  return db
+  return storage.db
     .select()
     .from(mailboxMessages)
     .where(

@@ -12,14 +12,14 @@ let url: URL
 let intake: string
 
 beforeAll(async () => {
-  u = bootEis()
+  u = await bootEis()
   u.app.listen({ port: freePort(), hostname: '127.0.0.1' })
   url = new URL(`http://127.0.0.1:${u.app.server?.port}/mcp`)
-  await importFacts(u.ctx.db, factsFile(), 'facts.jsonl')
+  await importFacts(u.ctx.storage, factsFile(), 'facts.jsonl')
   const contact = webContact('mcp@example.org')
-  await intakeContact(u.ctx.db, JSON.stringify(contact), contact)
+  await intakeContact(u.ctx.storage, JSON.stringify(contact), contact)
   const supplier = { vendor: { name: 'V' } }
-  intake = (await intakeSupplier(u.ctx.db, JSON.stringify(supplier), supplier)).supplier_intake
+  intake = (await intakeSupplier(u.ctx.storage, JSON.stringify(supplier), supplier)).supplier_intake
 })
 afterAll(async () => {
   await u.app.stop(true)

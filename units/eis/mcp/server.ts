@@ -73,7 +73,7 @@ export function buildMcpServer(deps: McpDeps): McpServer {
         business_identity_id: z.string().min(1).max(256).optional(),
       },
     },
-    (args) => answer(() => lookupAccessFact(deps.db, args)),
+    (args) => answer(() => lookupAccessFact(deps.storage, args)),
   )
   server.registerTool(
     'support_context',
@@ -120,8 +120,8 @@ export function buildMcpServer(deps: McpDeps): McpServer {
     },
     (args) =>
       answer(async () => {
-        const lead = await store.findLeadByEmail(deps.db, args.email.trim().toLowerCase())
-        return lead ? await deps.erp.getDoc('Lead', lead.name) : { found: false, email: args.email }
+        const lead = await deps.erp.findLeadByEmail(args.email.trim().toLowerCase())
+        return lead ?? { found: false, email: args.email }
       }),
   )
 
@@ -138,7 +138,7 @@ export function buildMcpServer(deps: McpDeps): McpServer {
         {
           uri: uri.href,
           mimeType: 'application/json',
-          text: JSON.stringify((await store.recentEvents(deps.db, RECENT_EVENTS)).map(eventView)),
+          text: JSON.stringify((await store.recentEvents(deps.storage, RECENT_EVENTS)).map(eventView)),
         },
       ],
     }),
@@ -152,7 +152,7 @@ export function buildMcpServer(deps: McpDeps): McpServer {
       mimeType: 'application/json',
     },
     async (uri, { name }) => {
-      const event = await store.findEvent(deps.db, String(name))
+      const event = await store.findEvent(deps.storage, String(name))
       if (!event) throw new Error(`No integration event is named ${String(name)}.`)
       return {
         contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(eventView(event)) }],

@@ -1,16 +1,13 @@
-import type { Database } from 'bun:sqlite'
 import { Elysia, t } from 'elysia'
 import { outboxSummary } from '../../../db/outbox.ts'
-import type { Db } from '../../../db/sqlite.ts'
-import { databaseReady } from '../../../db/sqlite.ts'
+import type { Storage } from '../../../db/storage.ts'
 import { lit, Message, message, Nullable, Ts } from '../model/common.ts'
 import { P } from '../paths.ts'
 import { RUNTIME_HOST_TARGET } from '../service/dispatch.ts'
 import { eventCounts, tableCounts } from '../store.ts'
 
 export interface HealthDeps {
-  db: Db
-  sqlite: Database
+  storage: Storage
   version: string
   startedAt: string
   erpBackend: 'embedded' | 'frappe'
@@ -48,14 +45,14 @@ export const Healthz = t.Object({
 })
 
 /** The runtime and integration snapshot (the status route and the MCP tool answer it). */
-async function dispatchSummary(db: Db, dbOk: boolean) {
+async function dispatchSummary(storage: Storage, dbOk: boolean) {
   if (!dbOk) return { pending: 0, delivered: 0, dead: 0, oldest_pending_at: null }
-  const s = await outboxSummary(db, RUNTIME_HOST_TARGET)
+  const s = await outboxSummary(storage, RUNTIME_HOST_TARGET)
   return { pending: s.pending, delivered: s.delivered, dead: s.dead, oldest_pending_at: s.oldestPendingAt }
 }
 
 export async function integrationStatus(deps: HealthDeps) {
-  const dbOk = databaseReady(deps.sqlite)
+  const dbOk = await deps.storage.ready()
   return {
     service: 'eis' as const,
     status: dbOk ? ('ok' as const) : ('degraded' as const),
@@ -67,9 +64,9 @@ export async function integrationStatus(deps: HealthDeps) {
     integrations: Object.fromEntries(
       Object.entries(deps.integrations).map(([k, v]) => [k, { configured: v }]),
     ),
-    integration_events: dbOk ? await eventCounts(deps.db) : {},
-    documents: dbOk ? await tableCounts(deps.db) : {},
-    runtime_host_dispatch: await dispatchSummary(deps.db, dbOk),
+    integration_events: dbOk ? await eventCounts(deps.storage) : {},
+    documents: dbOk ? await tableCounts(deps.storage) : {},
+    runtime_host_dispatch: await dispatchSummary(deps.storage, dbOk),
   }
 }
 

@@ -3,15 +3,15 @@ import { importFacts } from '../service/identity.ts'
 import { bootEis, call, type EisUnit, factsFile, internal, method } from '../testing.ts'
 
 let u: EisUnit
-beforeEach(() => {
-  u = bootEis()
+beforeEach(async () => {
+  u = await bootEis()
 })
 afterEach(async () => {
   await u.dispose()
 })
 
 const load = async (text = factsFile()) => {
-  const r = await importFacts(u.ctx.db, text, 'test.jsonl')
+  const r = await importFacts(u.ctx.storage, text, 'test.jsonl')
   expect(r.ok).toBe(true)
 }
 
@@ -160,7 +160,7 @@ describe('bootstrap principal truth', () => {
 
 test('a facts file with a bad line loads nothing and names the line', async () => {
   const text = `${factsFile()}{"technical_subject":"x"}\nnot json\n`
-  const r = await importFacts(u.ctx.db, text, 'bad.jsonl')
+  const r = await importFacts(u.ctx.storage, text, 'bad.jsonl')
   expect(r.ok).toBe(false)
   if (!r.ok) expect(r.problems.map((p) => p.line)).toEqual([5, 6])
   const batch = (await (await call(u, 'identity_projections.project_tool_access_fact_batch')).json()).message

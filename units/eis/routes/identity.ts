@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import { errorResponses } from '../../../common/errors.ts'
-import type { Db } from '../../../db/sqlite.ts'
+import type { Storage } from '../../../db/storage.ts'
 import type { EisCredentials } from '../access.ts'
 import { Message, message } from '../model/common.ts'
 import {
@@ -21,7 +21,7 @@ import {
 } from '../service/identity.ts'
 
 export interface IdentityDeps {
-  db: Db
+  storage: Storage
   access: EisCredentials
   bootstrapSubject: string | undefined
 }
@@ -33,7 +33,7 @@ export const identityRoutes = (deps: IdentityDeps) =>
     app
       .post(
         P('identity_projections.project_tool_access_fact'),
-        async ({ body }) => message(await lookupAccessFact(deps.db, body)),
+        async ({ body }) => message(await lookupAccessFact(deps.storage, body)),
         {
           body: AccessFactRequest,
           response: { 200: Message(AccessFact), ...errors },
@@ -46,7 +46,7 @@ export const identityRoutes = (deps: IdentityDeps) =>
       )
       .post(
         P('identity_projections.project_tool_access_fact_batch'),
-        async ({ body }) => message(await accessFactBatch(deps.db, body ?? {})),
+        async ({ body }) => message(await accessFactBatch(deps.storage, body ?? {})),
         {
           body: t.Optional(BatchRequest),
           response: { 200: AccessFactBatch, ...errors },
@@ -55,7 +55,7 @@ export const identityRoutes = (deps: IdentityDeps) =>
       )
       .post(
         P('identity_projections.lifecycle_fact_batch'),
-        async ({ body }) => message(await lifecycleFactBatch(deps.db, body ?? {})),
+        async ({ body }) => message(await lifecycleFactBatch(deps.storage, body ?? {})),
         {
           body: t.Optional(BatchRequest),
           response: { 200: LifecycleFactBatch, ...errors },
@@ -65,7 +65,9 @@ export const identityRoutes = (deps: IdentityDeps) =>
       .post(
         P('identity_projections.keystore_bootstrap_principal_truth'),
         async ({ body }) =>
-          message(await bootstrapPrincipalTruth(deps.db, deps.bootstrapSubject, body?.technical_subject)),
+          message(
+            await bootstrapPrincipalTruth(deps.storage, deps.bootstrapSubject, body?.technical_subject),
+          ),
         {
           body: t.Optional(BootstrapRequest),
           response: { 200: BootstrapTruth, ...errors },

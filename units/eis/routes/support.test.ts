@@ -1,10 +1,11 @@
 import { afterEach, describe, expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
 import { type FakePeer, fakePeer, type Json, json } from '../../../test/harness.ts'
 import { intakeSupplier } from '../service/intake.ts'
 import { postSupplierIntake } from '../service/posting.ts'
 import { ticketingInbound } from '../service/ticketing.ts'
 import * as store from '../store.ts'
-import { bootEis, call, depsOf, type EisUnit } from '../testing.ts'
+import { bootEis, call, depsOf, type EisUnit, runSql } from '../testing.ts'
 
 let u: EisUnit
 const peers: FakePeer[] = []
@@ -25,14 +26,14 @@ const SUPPLIER = {
   line_items: [{ amount: 10 }],
 }
 async function postedIntake() {
-  const { supplier_intake } = await intakeSupplier(u.ctx.db, JSON.stringify(SUPPLIER), SUPPLIER)
+  const { supplier_intake } = await intakeSupplier(u.ctx.storage, JSON.stringify(SUPPLIER), SUPPLIER)
   const posted = await postSupplierIntake(depsOf(u), { name: supplier_intake, force: true })
   return { intake: supplier_intake, invoice: posted.invoice }
 }
 
 describe('support_context', () => {
   test('found, missing and partial markers', async () => {
-    u = bootEis()
+    u = await bootEis()
     const { intake, invoice } = await postedIntake()
     const res = await call(u, 'support_cases.support_context', {
       business_refs: [
@@ -57,7 +58,7 @@ describe('support_context', () => {
     expect(message.objects[1]).toMatchObject({ found: false, missing_reason: 'missing_object' })
     expect(message.objects[2]).toMatchObject({ found: false, missing_reason: 'unsupported_doctype' })
     // The invoice removed on the ERP side: the intake is still found, but only partly enriched.
-    u.ctx.sqlite.run('DELETE FROM purchase_invoices')
+    await runSql(u, sql`DELETE FROM purchase_invoices`)
     const partial = (
       await (
         await call(u, 'support_cases.support_context', {
@@ -86,7 +87,7 @@ const ticket = (over: Record<string, unknown> = {}) => ({
 
 describe('ticketing_inbound (service; the signed route waits for the signature block)', () => {
   test('hands off to PWS with the bearer token and the correlation envelope; a redelivery is answered, not handed off again', async () => {
-    u = bootEis()
+    u = await bootEis()
     const pws = peer(() => json({ ok: true, result: 'created', task_key: 'T-1' }, 201))
     const deps = depsOf(u, {
       supportHandoff: { url: `${pws.url}/api/v1/support/handoff`, token: 'handoff-token' },
@@ -130,7 +131,7 @@ describe('ticketing_inbound (service; the signed route waits for the signature b
   })
 
   test('PWS down: fail closed (ok=false, platform_support_handoff_failed, event failed); the redelivery retries and succeeds', async () => {
-    u = bootEis()
+    u = await bootEis()
     const pws = peer(() => json({ error: { code: 'down', message: 'down' } }, 500))
     const deps = depsOf(u, { supportHandoff: { url: pws.url, token: 't' } })
     const body = ticket()
@@ -145,7 +146,7 @@ describe('ticketing_inbound (service; the signed route waits for the signature b
       },
     })
     const key = err.extra.event_audit_key
-    expect((await store.findEvent(u.ctx.db, key))?.status).toBe('failed')
+    expect((await store.findEvent(u.ctx.storage, key))?.status).toBe('failed')
     pws.respond(() => json({ ok: true }, 200))
     const retry = await ticketingInbound(deps, JSON.stringify(body), body as Json)
     expect(retry).toMatchObject({
@@ -154,7 +155,7 @@ describe('ticketing_inbound (service; the signed route waits for the signature b
       ordering: { position: 'duplicate' },
       platform_handoff: { status: 'delivered' },
     })
-    expect((await store.findEvent(u.ctx.db, key))?.status).toBe('processed')
+    expect((await store.findEvent(u.ctx.storage, key))?.status).toBe('processed')
     // Unreachable and unconfigured fail closed the same way.
     pws.stop()
     const next = ticket({ sequence: 2 })
@@ -168,7 +169,7 @@ describe('ticketing_inbound (service; the signed route waits for the signature b
   })
 
   test('orders by sequence: gaps and late deliveries are reported; a late state change is not handed off', async () => {
-    u = bootEis()
+    u = await bootEis()
     const pws = peer(() => json({ ok: true }))
     const deps = depsOf(u, { supportHandoff: { url: pws.url, token: 't' } })
     const send = (over: Record<string, unknown>) => {
@@ -205,7 +206,7 @@ describe('ticketing_outbound', () => {
     const zammad = peer((req) =>
       json({ id: req.method === 'POST' ? 901 : 42 }, req.method === 'POST' ? 201 : 200),
     )
-    u = bootEis({ ZAMMAD_BASE_URL: zammad.url, ZAMMAD_TOKEN: 'zammad-token' })
+    u = await bootEis({ ZAMMAD_BASE_URL: zammad.url, ZAMMAD_TOKEN: 'zammad-token' })
     const reply = await call(u, 'support_cases.ticketing_outbound', {
       operation: 'reply',
       ticket_id: '42',
@@ -250,12 +251,12 @@ describe('ticketing_outbound', () => {
     })
     expect(zammad.requests[2]).toMatchObject({ method: 'PUT', path: '/api/v1/tickets/42' })
     expect(JSON.parse(zammad.requests[2]?.body ?? '')).toEqual({ state: 'closed' })
-    expect((await store.findEvent(u.ctx.db, r.audit_event))?.status).toBe('processed')
+    expect((await store.findEvent(u.ctx.storage, r.audit_event))?.status).toBe('processed')
   })
 
   test('missing pieces are 400; Zammad refusing is 503 with ok=false and a failed audit event; unconfigured is 503', async () => {
     const zammad = peer(() => json({ error: 'no' }, 422))
-    u = bootEis({ ZAMMAD_BASE_URL: zammad.url, ZAMMAD_TOKEN: 'z' })
+    u = await bootEis({ ZAMMAD_BASE_URL: zammad.url, ZAMMAD_TOKEN: 'z' })
     expect(
       (await call(u, 'support_cases.ticketing_outbound', { operation: 'reply', ticket_id: 1 })).status,
     ).toBe(400)
@@ -275,9 +276,9 @@ describe('ticketing_outbound', () => {
       error: { code: 'ticketing_delivery_failed' },
       delivery: { status: 'failed', http_status: 422 },
     })
-    expect((await store.findEvent(u.ctx.db, body.audit_event))?.status).toBe('failed')
+    expect((await store.findEvent(u.ctx.storage, body.audit_event))?.status).toBe('failed')
     await u.dispose()
-    u = bootEis()
+    u = await bootEis()
     const off = await call(u, 'support_cases.ticketing_outbound', {
       operation: 'note',
       ticket_id: 1,

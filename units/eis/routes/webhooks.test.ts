@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, test } from 'bun:test'
+import { count, eq } from 'drizzle-orm'
 import { hmacSha256Hex } from '../../../common/hash.ts'
 import { fakePeer, json } from '../../../test/harness.ts'
 import * as store from '../store.ts'
+import { integrationEvents } from '../tables.ts'
 import { bootEis, call, type EisUnit, method, SECRETS, signedPost, webContact } from '../testing.ts'
 
 const CONTACT = 'webhooks.website_contact_intake'
@@ -12,7 +14,7 @@ afterEach(async () => {
 
 describe('signature matrix (website_contact_intake, ERP_API_SHARED_SECRET)', () => {
   test('missing, wrong, other secret, one byte changed: 401 and nothing stored; sha256= prefix and the previous secret pass', async () => {
-    u = bootEis({ ERP_API_SHARED_SECRET_PREVIOUS: 'erp-api-previous-secret-0001' })
+    u = await bootEis({ ERP_API_SHARED_SECRET_PREVIOUS: 'erp-api-previous-secret-0001' })
     const body = JSON.stringify(webContact())
     const post = (headers: Record<string, string>, raw = body) =>
       u.request(method(CONTACT), {
@@ -34,7 +36,7 @@ describe('signature matrix (website_contact_intake, ERP_API_SHARED_SECRET)', () 
       expect({ code, status: res.status }).toEqual({ code, status: 401 })
       expect((await res.json()).error.code).toBe(code)
     }
-    expect(await store.eventCounts(u.ctx.db)).toEqual({})
+    expect(await store.eventCounts(u.ctx.storage)).toEqual({})
     expect((await post({ 'x-signature': `sha256=${good.toUpperCase()}` })).status).toBe(200)
     const rotated = webContact('bo@example.org')
     const res = await signedPost(u, CONTACT, rotated, 'erp-api-previous-secret-0001')
@@ -42,7 +44,7 @@ describe('signature matrix (website_contact_intake, ERP_API_SHARED_SECRET)', () 
   })
 
   test('every signed route refuses an unsigned request with 401, and a signed one with no secret configured with 503', async () => {
-    u = bootEis({
+    u = await bootEis({
       PAYMENT_PROVIDER_A_WEBHOOK_SECRET: '',
       AUTOMATION_SHARED_SECRET: '',
       TICKETING_WEBHOOK_SECRET: '',
@@ -72,7 +74,7 @@ describe('signature matrix (website_contact_intake, ERP_API_SHARED_SECRET)', () 
   })
 
   test('ticketing falls back to AUTOMATION_SHARED_SECRET when TICKETING_WEBHOOK_SECRET is unset', async () => {
-    u = bootEis({ TICKETING_WEBHOOK_SECRET: '' })
+    u = await bootEis({ TICKETING_WEBHOOK_SECRET: '' })
     const body = { ticket_id: 1, event: 'ticket.created', state: 'new', priority: '2 normal', sequence: 1 }
     expect(
       (await signedPost(u, 'support_cases.ticketing_inbound', body, SECRETS.TICKETING_WEBHOOK_SECRET)).status,
@@ -90,7 +92,7 @@ describe('signature matrix (website_contact_intake, ERP_API_SHARED_SECRET)', () 
 
 describe('webhooks through their routes', () => {
   test("website contact intake takes WEB's payload: integration_event, target_doctype, lead, ack; a redelivery creates nothing", async () => {
-    u = bootEis()
+    u = await bootEis()
     const body = webContact()
     const res = await signedPost(u, CONTACT, body, SECRETS.ERP_API_SHARED_SECRET)
     expect(res.status).toBe(200)
@@ -98,7 +100,7 @@ describe('webhooks through their routes', () => {
     expect(message).toMatchObject({ target_doctype: 'Lead', ack: true, duplicate: false })
     const again = (await (await signedPost(u, CONTACT, body, SECRETS.ERP_API_SHARED_SECRET)).json()).message
     expect(again).toEqual({ ...message, duplicate: true })
-    expect((await store.tableCounts(u.ctx.db)).leads).toBe(1)
+    expect((await store.tableCounts(u.ctx.storage)).leads).toBe(1)
     const bad = await signedPost(
       u,
       CONTACT,
@@ -109,7 +111,7 @@ describe('webhooks through their routes', () => {
   })
 
   test('a new intake from the same e-mail address (other case) updates its Lead, a new address creates one', async () => {
-    u = bootEis()
+    u = await bootEis()
     const post = async (email: string) =>
       (await (await signedPost(u, CONTACT, webContact(email), SECRETS.ERP_API_SHARED_SECRET)).json()).message
     const first = await post('Lin@Example.org')
@@ -118,15 +120,15 @@ describe('webhooks through their routes', () => {
     expect(second.lead).toBe(first.lead)
     expect(second.integration_event).not.toBe(first.integration_event)
     expect(other.lead).not.toBe(first.lead)
-    expect((await store.tableCounts(u.ctx.db)).leads).toBe(2)
-    expect(await store.findLeadByEmail(u.ctx.db, 'lin@example.org')).toMatchObject({
+    expect((await store.tableCounts(u.ctx.storage)).leads).toBe(2)
+    expect(await store.findLeadByEmail(u.ctx.storage, 'lin@example.org')).toMatchObject({
       name: first.lead,
       intakeCount: 2,
     })
   })
 
   test('50 concurrent deliveries of one contact intake: one Lead, one event, every answer names them', async () => {
-    u = bootEis()
+    u = await bootEis()
     const body = webContact('rush@example.org')
     const answers = await Promise.all(
       Array.from({ length: 50 }, () => signedPost(u, CONTACT, body, SECRETS.ERP_API_SHARED_SECRET)),
@@ -135,12 +137,30 @@ describe('webhooks through their routes', () => {
     expect(answers.every((r) => r.status === 200)).toBe(true)
     expect(new Set(messages.map((m) => `${m.integration_event} ${m.lead}`)).size).toBe(1)
     expect(messages.filter((m) => !m.duplicate)).toHaveLength(1)
-    expect(await store.eventCounts(u.ctx.db)).toEqual({ processed: 1 })
-    expect((await store.tableCounts(u.ctx.db)).leads).toBe(1)
+    expect(await store.eventCounts(u.ctx.storage)).toEqual({ processed: 1 })
+    expect((await store.tableCounts(u.ctx.storage)).leads).toBe(1)
+  })
+
+  test('30 concurrent new intakes for 10 addresses (one commit group): 10 Leads, each counting its 3 intakes', async () => {
+    u = await bootEis()
+    const bodies = Array.from({ length: 30 }, (_, i) => webContact(`group-${i % 10}@example.org`))
+    const answers = await Promise.all(
+      bodies.map((body) => signedPost(u, CONTACT, body, SECRETS.ERP_API_SHARED_SECRET)),
+    )
+    const messages = await Promise.all(answers.map(async (r) => (await r.json()).message))
+    expect(answers.map((r) => r.status)).toEqual(bodies.map(() => 200))
+    expect(messages.filter((m) => m.duplicate)).toHaveLength(0)
+    expect(new Set(messages.map((m) => m.integration_event)).size).toBe(30)
+    expect(new Set(messages.map((m) => m.lead)).size).toBe(10)
+    expect(await store.eventCounts(u.ctx.storage)).toEqual({ processed: 30 })
+    expect((await store.tableCounts(u.ctx.storage)).leads).toBe(10)
+    for (let i = 0; i < 10; i++) {
+      expect((await store.findLeadByEmail(u.ctx.storage, `group-${i}@example.org`))?.intakeCount).toBe(3)
+    }
   })
 
   test('payment provider A and B stage revenue events; supplier intake stages a Supplier Intake', async () => {
-    u = bootEis()
+    u = await bootEis()
     const a = await signedPost(
       u,
       'webhooks.payment_provider_a',
@@ -163,7 +183,7 @@ describe('webhooks through their routes', () => {
       SECRETS.PAYMENT_PROVIDER_B_WEBHOOK_SECRET,
     )
     const rev = (await b.json()).message.revenue_event
-    expect(await store.findRevenueEvent(u.ctx.db, rev)).toMatchObject({
+    expect(await store.findRevenueEvent(u.ctx.storage, rev)).toMatchObject({
       amount: 10,
       currency: 'USD',
       status: 'staged',
@@ -175,7 +195,7 @@ describe('webhooks through their routes', () => {
       SECRETS.AUTOMATION_SHARED_SECRET,
     )
     expect((await s.json()).message).toMatchObject({ ok: true, status: 'staged' })
-    expect((await store.tableCounts(u.ctx.db)).revenue_events).toBe(2)
+    expect((await store.tableCounts(u.ctx.storage)).revenue_events).toBe(2)
   })
 })
 
@@ -192,7 +212,7 @@ async function openPacket() {
 
 describe('callbacks', () => {
   test('runtime_host_approval approves with the callback token; Idempotency-Key replays byte for byte, another body is 409', async () => {
-    u = bootEis()
+    u = await bootEis()
     const approval = await openPacket()
     const body = {
       packet: approval.packet.name,
@@ -236,11 +256,13 @@ describe('callbacks', () => {
       SECRETS.AUTOMATION_SHARED_SECRET,
     )
     expect(wrongToken.status).toBe(403)
-    expect((await store.findSupplierIntake(u.ctx.db, approval.packet.target_name))?.status).toBe('approved')
+    expect((await store.findSupplierIntake(u.ctx.storage, approval.packet.target_name))?.status).toBe(
+      'approved',
+    )
   })
 
   test('50 concurrent deliveries of one keyed callback: one effect, 50 identical answers', async () => {
-    u = bootEis()
+    u = await bootEis()
     const approval = await openPacket()
     const body = { packet: approval.packet.name, decision: 'rejected', actor: { subject: 'reviewer' } }
     const answers = await Promise.all(
@@ -253,17 +275,17 @@ describe('callbacks', () => {
     const texts = await Promise.all(answers.map((r) => r.text()))
     expect(answers.every((r) => r.status === 200)).toBe(true)
     expect(new Set(texts).size).toBe(1)
-    const events = u.ctx.sqlite
-      .query(
-        "SELECT count(*) AS n FROM integration_events WHERE source = 'callbacks.automation_hil_decision'",
-      )
-      .get() as { n: number }
-    expect(events.n).toBe(1)
+    const events = await u.ctx.storage.db
+      .select({ n: count() })
+      .from(integrationEvents)
+      .where(eq(integrationEvents.source, 'callbacks.automation_hil_decision'))
+      .get()
+    expect(events?.n).toBe(1)
     expect(JSON.parse(texts[0] ?? '').message.packet.state).toBe('rejected')
   })
 
   test('automation_job_result fails the open packet it correlates with; unknown correlation is 404', async () => {
-    u = bootEis()
+    u = await bootEis()
     const approval = await openPacket()
     const res = await signedPost(
       u,
@@ -285,7 +307,7 @@ describe('callbacks', () => {
 test('ticketing_inbound through its route: PWS down answers ok=false and keeps the event failed', async () => {
   const pws = fakePeer(() => json({}, 502))
   try {
-    u = bootEis({ SVC_SUPPORT_HANDOFF_URL: pws.url, SVC_SUPPORT_HANDOFF_TOKEN: 'tok' })
+    u = await bootEis({ SVC_SUPPORT_HANDOFF_URL: pws.url, SVC_SUPPORT_HANDOFF_TOKEN: 'tok' })
     const body = {
       ticket_id: 9,
       event: 'ticket.created',
@@ -303,7 +325,7 @@ test('ticketing_inbound through its route: PWS down answers ok=false and keeps t
       context: { missing: 1 },
       correlation_envelope: { correlation_id: 'ticketing:9' },
     })
-    expect((await store.findEvent(u.ctx.db, out.event_audit_key))?.status).toBe('failed')
+    expect((await store.findEvent(u.ctx.storage, out.event_audit_key))?.status).toBe('failed')
     pws.respond(() => json({ ok: true }, 201))
     const retry = await signedPost(
       u,

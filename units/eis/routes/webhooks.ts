@@ -44,7 +44,7 @@ export const webhookRoutes = (deps: SignedDeps) =>
     .post(
       P('webhooks.payment_provider_a'),
       async ({ body, rawBody }) =>
-        message(await intakePayment(deps.db, 'payment_provider_a', rawBody.text, body)),
+        message(await intakePayment(deps.storage, 'payment_provider_a', rawBody.text, body)),
       {
         signed: 'paymentProviderA',
         body: PaymentProviderAEvent,
@@ -58,7 +58,7 @@ export const webhookRoutes = (deps: SignedDeps) =>
     .post(
       P('webhooks.payment_provider_b'),
       async ({ body, rawBody }) =>
-        message(await intakePayment(deps.db, 'payment_provider_b', rawBody.text, body)),
+        message(await intakePayment(deps.storage, 'payment_provider_b', rawBody.text, body)),
       {
         signed: 'paymentProviderB',
         body: PaymentProviderBEvent,
@@ -71,7 +71,7 @@ export const webhookRoutes = (deps: SignedDeps) =>
     )
     .post(
       P('webhooks.supplier_intake'),
-      async ({ body, rawBody }) => message(await intakeSupplier(deps.db, rawBody.text, body)),
+      async ({ body, rawBody }) => message(await intakeSupplier(deps.storage, rawBody.text, body)),
       {
         signed: 'automation',
         body: SupplierIntakePayload,
@@ -84,7 +84,7 @@ export const webhookRoutes = (deps: SignedDeps) =>
     )
     .post(
       P('webhooks.website_contact_intake'),
-      async ({ body, rawBody }) => message(await intakeContact(deps.db, rawBody.text, body)),
+      async ({ body, rawBody }) => message(await intakeContact(deps.storage, rawBody.text, body, deps.erp)),
       {
         signed: 'erpApi',
         body: WebsiteContactIntake,
@@ -136,10 +136,14 @@ function callback<S extends TSchema>(
       P(`callbacks.${name}`),
       ({ body: parsed, rawBody, headers }) => {
         const key = headers['idempotency-key']
-        return replayable(deps.db, { scope: `callbacks.${name}`, key, request: rawBody.text }, async () => ({
-          status: 200,
-          body: message(await run(deps, rawBody.text, key, parsed as Static<S>)),
-        }))
+        return replayable(
+          deps.storage,
+          { scope: `callbacks.${name}`, key, request: rawBody.text },
+          async () => ({
+            status: 200,
+            body: message(await run(deps, rawBody.text, key, parsed as Static<S>)),
+          }),
+        )
       },
       { signed: 'automation', body, response: { 200: CallbackAck, ...callbackErrors }, detail },
     )

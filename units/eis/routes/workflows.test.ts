@@ -1,10 +1,11 @@
 import { afterEach, describe, expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
 import type { Outbox } from '../../../db/outbox.ts'
 import { fakePeer, type Json, json } from '../../../test/harness.ts'
 import { decidePacket, getPacket, recordJobResult } from '../service/approvals.ts'
 import { intakePayment, intakeSupplier } from '../service/intake.ts'
 import * as store from '../store.ts'
-import { bootEis, call, depsOf, type EisUnit, method } from '../testing.ts'
+import { bootEis, call, depsOf, type EisUnit, method, runSql } from '../testing.ts'
 
 let u: EisUnit
 afterEach(async () => {
@@ -21,14 +22,14 @@ const SUPPLIER = {
   ],
 }
 const stageSupplier = async (body: object = SUPPLIER) =>
-  (await intakeSupplier(u.ctx.db, JSON.stringify(body), body)).supplier_intake
+  (await intakeSupplier(u.ctx.storage, JSON.stringify(body), body)).supplier_intake
 const stageRevenue = async (customer: string | null = 'cus_1') => {
   const body = {
     id: `evt_${crypto.randomUUID()}`,
     type: 'invoice.paid',
     data: { object: { amount_paid: 4200, currency: 'usd', customer } },
   }
-  return (await intakePayment(u.ctx.db, 'payment_provider_a', JSON.stringify(body), body))
+  return (await intakePayment(u.ctx.storage, 'payment_provider_a', JSON.stringify(body), body))
     .revenue_event as string
 }
 const msg = async (res: Response): Promise<Json> => ((await res.json()) as Json).message
@@ -37,7 +38,7 @@ const dispatchOutbox = (unit: EisUnit) =>
 
 describe('supplier intake: approval, then a draft Purchase Invoice', () => {
   test('approval required unless forced; approved posts once; the same post again answers the same invoice', async () => {
-    u = bootEis()
+    u = await bootEis()
     const name = await stageSupplier()
     const refused = await call(u, 'workflows.post_supplier_intake', { name })
     expect(refused.status).toBe(422)
@@ -54,7 +55,7 @@ describe('supplier intake: approval, then a draft Purchase Invoice', () => {
       target_doctype: 'Supplier Intake',
       target_name: name,
     })
-    expect((await store.findSupplierIntake(u.ctx.db, name))?.status).toBe('pending_approval')
+    expect((await store.findSupplierIntake(u.ctx.storage, name))?.status).toBe('pending_approval')
     const second = await call(u, 'workflows.request_supplier_intake_approval', { name })
     expect(second.status).toBe(409)
 
@@ -66,7 +67,7 @@ describe('supplier intake: approval, then a draft Purchase Invoice', () => {
       via: 'runtime_host',
     })
     expect(decided.packet.state).toBe('approved')
-    expect((await store.findSupplierIntake(u.ctx.db, name))?.status).toBe('approved')
+    expect((await store.findSupplierIntake(u.ctx.storage, name))?.status).toBe('approved')
 
     const posted = await call(u, 'workflows.post_supplier_intake', { name })
     expect(posted.status).toBe(200)
@@ -78,7 +79,7 @@ describe('supplier intake: approval, then a draft Purchase Invoice', () => {
       docstatus: 0,
       already_posted: false,
     })
-    const invoice = await store.findPurchaseInvoice(u.ctx.db, result.invoice as string)
+    const invoice = await store.findPurchaseInvoice(u.ctx.storage, result.invoice as string)
     expect(invoice).toMatchObject({ supplier: 'Paper Co', grandTotal: 119, currency: 'EUR', docstatus: 0 })
     expect(invoice?.items).toEqual([
       { item_name: 'Paper', qty: 10, rate: 7.5, amount: 75 },
@@ -89,7 +90,7 @@ describe('supplier intake: approval, then a draft Purchase Invoice', () => {
   })
 
   test('inconsistent totals put the intake in posting_error, kept, and force cannot post a rejected intake', async () => {
-    u = bootEis()
+    u = await bootEis()
     const name = await stageSupplier({ ...SUPPLIER, totals: { grand_total: 500 } })
     const res = await call(u, 'workflows.post_supplier_intake', { name, force: true })
     expect(res.status).toBe(422)
@@ -98,7 +99,7 @@ describe('supplier intake: approval, then a draft Purchase Invoice', () => {
       code: 'posting_error',
       details: { name, status: 'posting_error', posting_error: { code: 'totals_mismatch' } },
     })
-    expect(await store.findSupplierIntake(u.ctx.db, name)).toMatchObject({
+    expect(await store.findSupplierIntake(u.ctx.storage, name)).toMatchObject({
       status: 'posting_error',
       postingError: { code: 'totals_mismatch' },
     })
@@ -119,11 +120,11 @@ describe('supplier intake: approval, then a draft Purchase Invoice', () => {
 })
 
 test('revenue events post as draft Sales Invoices; no customer is a posting error', async () => {
-  u = bootEis()
+  u = await bootEis()
   const rev = await stageRevenue()
   const posted = await msg(await call(u, 'workflows.post_revenue_event', { name: rev }))
   expect(posted).toMatchObject({ status: 'posted', invoice_doctype: 'Sales Invoice' })
-  expect(await store.findSalesInvoice(u.ctx.db, posted.invoice as string)).toMatchObject({
+  expect(await store.findSalesInvoice(u.ctx.storage, posted.invoice as string)).toMatchObject({
     customer: 'cus_1',
     grandTotal: 42,
     currency: 'USD',
@@ -139,7 +140,7 @@ describe('dispatch to the runtime host (RMS)', () => {
   test('records the packet on RMS as a pending approval with the bearer token, then reads dispatched', async () => {
     const rms = fakePeer((req) => json({ approval_id: JSON.parse(req.body).approval_id }, 201))
     try {
-      u = bootEis({ SVC_RMS_URL: rms.url, SVC_RMS_TOKEN: 'rms-token' })
+      u = await bootEis({ SVC_RMS_URL: rms.url, SVC_RMS_TOKEN: 'rms-token' })
       const rev = await stageRevenue()
       const approval = await msg(await call(u, 'workflows.request_revenue_event_approval', { name: rev }))
       expect(approval.runtime_host_configured).toBe(true)
@@ -202,7 +203,7 @@ describe('dispatch to the runtime host (RMS)', () => {
   test('RMS down: the dispatch stays queued and is retried until RMS answers; RMS unset: 503', async () => {
     const rms = fakePeer(() => json({ error: { code: 'x', message: 'down' } }, 500))
     try {
-      u = bootEis({ SVC_RMS_URL: rms.url })
+      u = await bootEis({ SVC_RMS_URL: rms.url })
       const rev = await stageRevenue()
       const approval = await msg(await call(u, 'workflows.request_revenue_event_approval', { name: rev }))
       const res = await call(u, 'workflows.dispatch_approval_packet', { packet: approval.packet.name })
@@ -213,7 +214,7 @@ describe('dispatch to the runtime host (RMS)', () => {
       )
       expect(failed).toMatchObject({ state: 'dispatched', dispatch: { delivery: 'failed' } })
       // The retry waits for its backoff; make it due now, as time would.
-      u.ctx.sqlite.run("UPDATE outbox_messages SET next_attempt_at = '2000-01-01T00:00:00.000Z'")
+      await runSql(u, sql`UPDATE outbox_messages SET next_attempt_at = '2000-01-01T00:00:00.000Z'`)
       rms.respond(() => json({}, 201))
       expect(await dispatchOutbox(u).deliverDue()).toBe(1)
       expect(rms.requests).toHaveLength(2)
@@ -222,7 +223,7 @@ describe('dispatch to the runtime host (RMS)', () => {
       rms.stop()
     }
     await u.dispose()
-    u = bootEis()
+    u = await bootEis()
     const rev = await stageRevenue()
     const approval = await msg(await call(u, 'workflows.request_revenue_event_approval', { name: rev }))
     const res = await call(u, 'workflows.dispatch_approval_packet', { packet: approval.packet.name })
@@ -235,7 +236,7 @@ describe('dispatch to the runtime host (RMS)', () => {
 })
 
 test('decisions: wrong callback token 403, a replay changes nothing, an expired packet refuses', async () => {
-  u = bootEis()
+  u = await bootEis()
   const rev = await stageRevenue()
   const approval = await msg(
     await call(u, 'workflows.request_approval', { target_doctype: 'Revenue Event', target_name: rev }),
@@ -274,7 +275,7 @@ test('decisions: wrong callback token 403, a replay changes nothing, an expired 
 })
 
 test('request_approval: unknown target 404, unknown doctype 400', async () => {
-  u = bootEis()
+  u = await bootEis()
   expect(
     (await call(u, 'workflows.request_approval', { target_doctype: 'Lead', target_name: 'LEAD-x' })).status,
   ).toBe(404)

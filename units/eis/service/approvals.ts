@@ -2,8 +2,8 @@
 import { AppError, conflict, notFound, unavailable, unprocessable } from '../../../common/errors.ts'
 import { safeEqual, sha256Hex } from '../../../common/hash.ts'
 import { newId } from '../../../common/time.ts'
-import { enqueue } from '../../../db/outbox.ts'
-import type { Db } from '../../../db/sqlite.ts'
+import { enqueueIn } from '../../../db/outbox.ts'
+import type { Sql } from '../../../db/storage.ts'
 import { P } from '../paths.ts'
 import { checkDecision, type Decision, effectiveState, isOpen, STAGED_DOCTYPES } from '../rules/approval.ts'
 import { docName, SERIES } from '../rules/naming.ts'
@@ -90,15 +90,15 @@ export async function requestApproval(deps: EisDeps, req: ApprovalRequest) {
     creation: at.toISOString(),
     modified: at.toISOString(),
   }
-  store.writeTx(deps.db, (tx) => {
-    const open = store.openPacketFor(tx, req.target_doctype, req.target_name)
+  await deps.storage.transaction(async (tx) => {
+    const open = await store.openPacketFor(tx, req.target_doctype, req.target_name)
     if (open && effectiveState(open.state, open.expiresAt, deps.now()) !== 'expired') {
       throw conflict('approval_already_open', 'This document already has an open approval packet.', {
         packet: open.name,
       })
     }
     if (STAGED_DOCTYPES.has(req.target_doctype))
-      moveStaged(
+      await moveStaged(
         tx,
         req.target_doctype,
         req.target_name,
@@ -106,7 +106,7 @@ export async function requestApproval(deps: EisDeps, req: ApprovalRequest) {
         'pending_approval',
         row.modified,
       )
-    store.insertPacket(tx, row)
+    await store.insertPacket(tx, row)
   })
   return {
     packet: packetView(row, deps.now()),
@@ -119,16 +119,18 @@ export async function requestApproval(deps: EisDeps, req: ApprovalRequest) {
 type StagedStatus = store.SupplierIntakeRow['status']
 
 /** Move a staged record's status when it is in one of `from` (else 422 with its current status). */
-function moveStaged(
-  tx: Db,
+async function moveStaged(
+  tx: Sql,
   doctype: string,
   name: string,
   from: StagedStatus[],
   to: StagedStatus,
   at: string,
-): void {
+): Promise<void> {
   const row =
-    doctype === 'Supplier Intake' ? store.findSupplierIntakeTx(tx, name) : store.findRevenueEventTx(tx, name)
+    doctype === 'Supplier Intake'
+      ? await store.findSupplierIntakeTx(tx, name)
+      : await store.findRevenueEventTx(tx, name)
   if (!row) throw notFound('target_not_found', `No ${doctype} is named ${name}.`)
   if (!from.includes(row.status)) {
     throw unprocessable(
@@ -138,7 +140,7 @@ function moveStaged(
     )
   }
   const update = doctype === 'Supplier Intake' ? store.updateSupplierIntake : store.updateRevenueEvent
-  update(tx, name, { status: to, modified: at })
+  await update(tx, name, { status: to, modified: at })
 }
 
 export const requestSupplierIntakeApproval = (
@@ -164,7 +166,7 @@ export const requestRevenueEventApproval = (
   })
 
 async function loadPacket(deps: EisDeps, name: string): Promise<store.ApprovalPacketRow> {
-  const p = await store.findPacket(deps.db, name)
+  const p = await store.findPacket(deps.storage, name)
   if (!p) throw notFound('packet_not_found', 'No approval packet has this name.')
   return p
 }
@@ -195,8 +197,8 @@ export async function dispatchPacket(
     )
   const at = new Date(deps.now()).toISOString()
   const attempt = Number((p.dispatch as { dispatches?: number } | null)?.dispatches ?? 0) + 1
-  store.writeTx(deps.db, (tx) => {
-    const outboxId = enqueue(tx, {
+  await deps.storage.transaction(async (tx) => {
+    const outboxId = await enqueueIn(tx, {
       id: dispatchMessageId(p.name, attempt),
       target: RUNTIME_HOST_TARGET,
       payload: JSON.stringify(rmsApprovalBody(p)),
@@ -210,11 +212,11 @@ export async function dispatchPacket(
       delivery: 'queued',
       queued_at: at,
     }
-    store.updatePacket(tx, p.name, { state: 'dispatched', dispatch, modified: at })
+    await store.updatePacket(tx, p.name, { state: 'dispatched', dispatch, modified: at })
   })
   deps.kickDispatch()
   return {
-    packet: packetView((await store.findPacket(deps.db, p.name)) as store.ApprovalPacketRow, deps.now()),
+    packet: packetView((await store.findPacket(deps.storage, p.name)) as store.ApprovalPacketRow, deps.now()),
     dispatched: true,
     reason: null,
   }
@@ -231,13 +233,13 @@ export interface DecisionInput {
 
 /** Land a decision on a packet and on its staged target; the same decision again changes nothing. */
 export async function decidePacket(deps: EisDeps, input: DecisionInput) {
-  return store.writeTx(deps.db, (tx) => decideInTx(tx, deps.now(), input))
+  return deps.storage.transaction((tx) => decideInTx(tx, deps.now(), input))
 }
 
 /** `decidePacket` inside the caller's write transaction (callbacks add their evidence in the same one). */
-export function decideInTx(tx: Db, now: number, input: DecisionInput) {
+export async function decideInTx(tx: Sql, now: number, input: DecisionInput) {
   const at = new Date(now).toISOString()
-  const p = store.findPacketTx(tx, input.packet)
+  const p = await store.findPacketTx(tx, input.packet)
   if (!p) throw notFound('packet_not_found', 'No approval packet has this name.')
   if (
     input.callback_token !== undefined &&
@@ -249,13 +251,13 @@ export function decideInTx(tx: Db, now: number, input: DecisionInput) {
   const check = checkDecision(state, input.decision)
   if (!check.ok) throw conflict(check.code, check.message, { state })
   if (!check.replay) {
-    store.updatePacket(tx, p.name, {
+    await store.updatePacket(tx, p.name, {
       state: input.decision,
       decision: { decision: input.decision, via: input.via, actor: input.actor, decided_at: at },
       modified: at,
     })
     if (STAGED_DOCTYPES.has(p.targetDoctype)) {
-      moveStaged(
+      await moveStaged(
         tx,
         p.targetDoctype,
         p.targetName,
@@ -266,7 +268,7 @@ export function decideInTx(tx: Db, now: number, input: DecisionInput) {
     }
   }
   return {
-    packet: packetView(store.findPacketTx(tx, p.name) as store.ApprovalPacketRow, now),
+    packet: packetView((await store.findPacketTx(tx, p.name)) as store.ApprovalPacketRow, now),
     replay: check.replay,
   }
 }
@@ -280,12 +282,12 @@ export interface JobResult {
 
 /** An automation job's result: recorded on its packet; a failed job fails an open packet. */
 export async function recordJobResult(deps: EisDeps, input: JobResult) {
-  return store.writeTx(deps.db, (tx) => jobResultInTx(tx, deps.now(), input))
+  return deps.storage.transaction((tx) => jobResultInTx(tx, deps.now(), input))
 }
 
-export function jobResultInTx(tx: Db, now: number, input: JobResult) {
+export async function jobResultInTx(tx: Sql, now: number, input: JobResult) {
   const at = new Date(now).toISOString()
-  const p = store.findPacketByCorrelation(tx, input.correlation_id)
+  const p = await store.findPacketByCorrelation(tx, input.correlation_id)
   if (!p) throw notFound('packet_not_found', 'No approval packet has this correlation_id.')
   const state = effectiveState(p.state, p.expiresAt, now)
   const job = {
@@ -295,10 +297,10 @@ export function jobResultInTx(tx: Db, now: number, input: JobResult) {
     received_at: at,
   }
   const failNow = input.status === 'failed' && isOpen(state)
-  store.updatePacket(tx, p.name, {
+  await store.updatePacket(tx, p.name, {
     state: failNow ? 'failed' : state,
     dispatch: { ...p.dispatch, job },
     modified: at,
   })
-  return { packet: packetView(store.findPacketTx(tx, p.name) as store.ApprovalPacketRow, now) }
+  return { packet: packetView((await store.findPacketTx(tx, p.name)) as store.ApprovalPacketRow, now) }
 }

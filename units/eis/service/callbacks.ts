@@ -1,5 +1,6 @@
 /** Signed callbacks: each lands on its approval packet with its evidence, in one transaction. */
 import { newId } from '../../../common/time.ts'
+import type { Sql } from '../../../db/storage.ts'
 import {
   type DecisionInput,
   decideInTx,
@@ -23,14 +24,14 @@ async function withEvidence(
   source: string,
   raw: string,
   idempotencyKey: string | undefined,
-  apply: (tx: EisDeps['db'], now: number) => { packet: PacketView; replay?: boolean },
+  apply: (tx: Sql, now: number) => Promise<{ packet: PacketView; replay?: boolean }>,
 ) {
   let result: { packet: PacketView; replay?: boolean } | undefined
   const accepted = await acceptDelivery(
-    deps.db,
+    deps.storage,
     { source, eventKey: idempotencyKey ?? newId(), raw },
-    (tx) => {
-      result = apply(tx, deps.now())
+    async (tx) => {
+      result = await apply(tx, deps.now())
       return {
         status: 'processed',
         outcome: { packet: result.packet.name, state: result.packet.state, replay: result.replay ?? false },

@@ -1,10 +1,10 @@
 import type { Logger } from '../../../common/logger.ts'
-import type { Db } from '../../../db/sqlite.ts'
+import type { Storage } from '../../../db/storage.ts'
 import type { ErpBackend } from './erp.ts'
 
 /** What EIS's services need; read once at start-up (docs/units/eis.md, configuration). */
 export interface EisDeps {
-  db: Db
+  storage: Storage
   log: Logger
   erp: ErpBackend
   runtimeHost: { url: string | undefined; token: string | undefined }

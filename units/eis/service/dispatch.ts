@@ -6,7 +6,7 @@
 import type { Logger } from '../../../common/logger.ts'
 import type { Registry } from '../../../common/metrics.ts'
 import { createOutbox, type OutboxMessage } from '../../../db/outbox.ts'
-import type { Db } from '../../../db/sqlite.ts'
+import type { Storage } from '../../../db/storage.ts'
 import * as store from '../store.ts'
 
 export const RUNTIME_HOST_TARGET = 'runtime-host'
@@ -21,10 +21,15 @@ export interface DispatchSettings {
   timeoutMs: number
 }
 
-export function createDispatchOutbox(db: Db, log: Logger, registry: Registry, settings: DispatchSettings) {
+export function createDispatchOutbox(
+  storage: Storage,
+  log: Logger,
+  registry: Registry,
+  settings: DispatchSettings,
+) {
   return createOutbox({
     name: 'eis-dispatch-outbox',
-    db,
+    db: storage,
     log,
     registry,
     targets: {
@@ -35,18 +40,26 @@ export function createDispatchOutbox(db: Db, log: Logger, registry: Registry, se
           settings.token ? { authorization: `Bearer ${settings.token}` } : {},
       },
     },
-    onAttempt: (m, result) => noteDelivery(db, packetOf(m), m.id, result),
+    onAttempt: (m, result) =>
+      noteDelivery(storage, packetOf(m), m.id, result).catch((err) =>
+        log.error({ err, packet: packetOf(m) }, 'the dispatch attempt was not recorded on the packet'),
+      ),
   })
 }
 
 /** Record the attempt on the packet; a dead dispatch fails a packet still waiting on it. */
-function noteDelivery(db: Db, packet: string, outboxId: string, result: 'delivered' | 'failed' | 'dead') {
+async function noteDelivery(
+  storage: Storage,
+  packet: string,
+  outboxId: string,
+  result: 'delivered' | 'failed' | 'dead',
+) {
   const at = new Date().toISOString()
-  store.writeTx(db, (tx) => {
-    const p = store.findPacketTx(tx, packet)
+  await storage.transaction(async (tx) => {
+    const p = await store.findPacketTx(tx, packet)
     if (!p || (p.dispatch as { outbox_id?: string } | null)?.outbox_id !== outboxId) return
     const dispatch = { ...p.dispatch, delivery: result, [`${result}_at`]: at }
     const state = result === 'dead' && p.state === 'dispatched' ? 'failed' : p.state
-    store.updatePacket(tx, packet, { state, dispatch, modified: at })
+    await store.updatePacket(tx, packet, { state, dispatch, modified: at })
   })
 }

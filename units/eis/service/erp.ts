@@ -3,7 +3,7 @@
  * (EIS's own SQLite); the staged integration records (Supplier Intake, Revenue Event, Approval
  * Packet, Integration Event) always live in EIS.
  */
-import type { Db } from '../../../db/sqlite.ts'
+import type { Storage } from '../../../db/storage.ts'
 import type { PurchaseDraft, SalesDraft } from '../rules/invoice.ts'
 import { docName, SERIES } from '../rules/naming.ts'
 import * as store from '../store.ts'
@@ -11,20 +11,36 @@ import { eventView } from './evidence.ts'
 
 export type Doc = Record<string, unknown>
 
+/** The Lead fields a contact intake sets (Frappe's field names). */
+export interface LeadFields {
+  lead_name: string
+  email_id: string
+  company_name: string | null
+  phone: string | null
+}
+
 export interface ErpBackend {
   kind: 'embedded' | 'frappe'
   /** A document as Frappe would return it (`doctype`, `name`, snake_case fields), or undefined. */
   getDoc(doctype: string, name: string): Promise<Doc | undefined>
+  /** The Lead of a lower-cased e-mail address, as `getDoc` returns it, or undefined. */
+  findLeadByEmail(email: string): Promise<Doc | undefined>
+  /**
+   * Present when Leads live in the backend (Frappe): create the Lead of `fields.email_id`, or
+   * update the one that has it. Absent on the embedded backend, where the contact intake writes
+   * the Lead in its own transaction (service/intake.ts).
+   */
+  upsertLead?(fields: LeadFields): Promise<{ name: string; action: 'created' | 'updated' }>
   /** Create a draft invoice for a staged record (at most one per record); returns its name. */
   createPurchaseInvoice(supplierIntake: string, draft: PurchaseDraft, at: string): Promise<string>
   createSalesInvoice(revenueEvent: string, draft: SalesDraft, at: string): Promise<string>
 }
 
 /** Documents EIS always keeps itself, whatever the backend. */
-export async function localDoc(db: Db, doctype: string, name: string): Promise<Doc | undefined> {
+export async function localDoc(storage: Storage, doctype: string, name: string): Promise<Doc | undefined> {
   switch (doctype) {
     case 'Supplier Intake': {
-      const r = await store.findSupplierIntake(db, name)
+      const r = await store.findSupplierIntake(storage, name)
       return (
         r && {
           doctype,
@@ -43,7 +59,7 @@ export async function localDoc(db: Db, doctype: string, name: string): Promise<D
       )
     }
     case 'Revenue Event': {
-      const r = await store.findRevenueEvent(db, name)
+      const r = await store.findRevenueEvent(storage, name)
       return (
         r && {
           doctype,
@@ -64,7 +80,7 @@ export async function localDoc(db: Db, doctype: string, name: string): Promise<D
       )
     }
     case 'Approval Packet': {
-      const r = await store.findPacket(db, name)
+      const r = await store.findPacket(storage, name)
       return (
         r && {
           doctype,
@@ -79,7 +95,7 @@ export async function localDoc(db: Db, doctype: string, name: string): Promise<D
       )
     }
     case 'Integration Event': {
-      const r = await store.findEvent(db, name)
+      const r = await store.findEvent(storage, name)
       return r && { doctype, ...eventView(r) }
     }
     default:
@@ -87,13 +103,17 @@ export async function localDoc(db: Db, doctype: string, name: string): Promise<D
   }
 }
 
-export function embeddedErp(db: Db): ErpBackend {
+export function embeddedErp(storage: Storage): ErpBackend {
   return {
     kind: 'embedded',
+    async findLeadByEmail(email) {
+      const lead = await store.findLeadByEmail(storage, email)
+      return lead && this.getDoc('Lead', lead.name)
+    },
     async getDoc(doctype, name) {
       switch (doctype) {
         case 'Lead': {
-          const r = await store.findLead(db, name)
+          const r = await store.findLead(storage, name)
           return (
             r && {
               doctype,
@@ -112,7 +132,7 @@ export function embeddedErp(db: Db): ErpBackend {
           )
         }
         case 'Purchase Invoice': {
-          const r = await store.findPurchaseInvoice(db, name)
+          const r = await store.findPurchaseInvoice(storage, name)
           return (
             r && {
               doctype,
@@ -129,7 +149,7 @@ export function embeddedErp(db: Db): ErpBackend {
           )
         }
         case 'Sales Invoice': {
-          const r = await store.findSalesInvoice(db, name)
+          const r = await store.findSalesInvoice(storage, name)
           return (
             r && {
               doctype,
@@ -145,11 +165,11 @@ export function embeddedErp(db: Db): ErpBackend {
           )
         }
         default:
-          return localDoc(db, doctype, name)
+          return localDoc(storage, doctype, name)
       }
     },
     async createPurchaseInvoice(supplierIntake, draft, at) {
-      return store.insertPurchaseInvoiceOnce(db, {
+      return store.insertPurchaseInvoiceOnce(storage, {
         name: docName(SERIES.purchaseInvoice),
         supplierIntake,
         supplier: draft.supplier,
@@ -162,7 +182,7 @@ export function embeddedErp(db: Db): ErpBackend {
       })
     },
     async createSalesInvoice(revenueEvent, draft, at) {
-      return store.insertSalesInvoiceOnce(db, {
+      return store.insertSalesInvoiceOnce(storage, {
         name: docName(SERIES.salesInvoice),
         revenueEvent,
         customer: draft.customer,

@@ -5,7 +5,8 @@
  */
 import { sha256Hex } from '../../../common/hash.ts'
 import { nowIso } from '../../../common/time.ts'
-import type { Db } from '../../../db/sqlite.ts'
+import { groupOf } from '../../../db/group-commit.ts'
+import type { Sql, Storage } from '../../../db/storage.ts'
 import { docName, SERIES } from '../rules/naming.ts'
 import * as store from '../store.ts'
 
@@ -30,28 +31,29 @@ export type Accepted = { duplicate: boolean; event: store.IntegrationEventRow }
 export const bodyKey = (raw: string) => `sha256:${sha256Hex(raw)}`
 
 /**
- * Store the delivery and apply its effect in one write transaction. The effect runs only for a
- * new delivery; a redelivery answers the first one's event.
+ * Store the delivery and apply its effect in one write transaction, group-committed with the
+ * deliveries that arrived in the same event-loop turn (db/group-commit.ts): the answer waits for
+ * the commit. The effect runs only for a new delivery; a redelivery answers the first one's event.
  */
 export async function acceptDelivery(
-  db: Db,
+  storage: Storage,
   delivery: Delivery,
-  effect: (tx: Db, eventName: string, at: string) => Effect,
+  effect: (tx: Sql, eventName: string, at: string) => Effect | Promise<Effect>,
 ): Promise<Accepted> {
-  return store.writeTx(db, (tx) => {
-    // Prepared on the root handle: same connection, so inside this transaction.
-    const existing = store.findEventByKeyTx(db, delivery.source, delivery.eventKey)
+  const payloadHash = sha256Hex(delivery.raw)
+  return groupOf(storage).run(async (tx): Promise<Accepted> => {
+    const existing = await store.findEventByKeyTx(tx, delivery.source, delivery.eventKey)
     if (existing) return { duplicate: true, event: existing }
     const at = nowIso()
     const name = docName(SERIES.event)
     // The effect first, then the evidence with its outcome: one insert, same transaction.
-    const result = effect(tx, name, at)
+    const result = await effect(tx, name, at)
     const event: store.IntegrationEventRow = {
       name,
       source: delivery.source,
       eventKey: delivery.eventKey,
       status: result.status,
-      payloadHash: sha256Hex(delivery.raw),
+      payloadHash,
       payload: delivery.raw,
       referenceDoctype: result.reference?.doctype ?? null,
       referenceName: result.reference?.name ?? null,
@@ -59,7 +61,7 @@ export async function acceptDelivery(
       receivedAt: at,
       modifiedAt: at,
     }
-    store.insertEvent(db, event)
+    await store.insertEvent(tx, event)
     return { duplicate: false, event }
   })
 }

@@ -1,7 +1,9 @@
 import { afterEach, expect, test } from 'bun:test'
-import { type FakePeer, fakePeer, json } from '../../../test/harness.ts'
+import { sql } from 'drizzle-orm'
+import { type FakePeer, fakePeer, type Json, json, type TestResponse } from '../../../test/harness.ts'
 import * as store from '../store.ts'
-import { bootEis, call, type EisUnit } from '../testing.ts'
+import { bootEis, call, type EisUnit, SECRETS, signedPost, webContact } from '../testing.ts'
+import { frappeErp } from './frappe.ts'
 import { intakePayment, intakeSupplier } from './intake.ts'
 
 let u: EisUnit
@@ -11,9 +13,18 @@ afterEach(async () => {
   await u?.dispose()
 })
 
-/** A stand-in for Frappe's REST API: /api/resource/<Doctype>[/<name>], list filters on remarks. */
+/**
+ * A stand-in for Frappe's REST API: /api/resource/<Doctype>[/<name>]: POST inserts (Frappe
+ * names the document), PUT updates fields of an existing one, GET reads one or lists names with
+ * one `[field, "=", value]` filter.
+ */
 function fakeFrappe() {
   const docs = new Map<string, Record<string, unknown>>()
+  const prefix: Record<string, string> = {
+    Lead: 'CRM-LEAD',
+    'Purchase Invoice': 'ACC-PINV',
+    'Sales Invoice': 'ACC-SINV',
+  }
   let seq = 0
   return fakePeer((req) => {
     if (req.headers.get('authorization') !== 'token key-1:secret-1')
@@ -22,14 +33,21 @@ function fakeFrappe() {
     const [, , , doctypeRaw, nameRaw] = url.pathname.split('/')
     const doctype = decodeURIComponent(doctypeRaw ?? '')
     if (req.method === 'POST') {
-      const name = `${doctype === 'Purchase Invoice' ? 'ACC-PINV' : 'ACC-SINV'}-2026-${String(++seq).padStart(5, '0')}`
+      const name = `${prefix[doctype] ?? doctype}-2026-${String(++seq).padStart(5, '0')}`
       const doc = { ...JSON.parse(req.body), name, doctype }
       docs.set(`${doctype}/${name}`, doc)
       return json({ data: doc })
     }
     if (nameRaw) {
-      const doc = docs.get(`${doctype}/${decodeURIComponent(nameRaw)}`)
-      return doc ? json({ data: doc }) : json({ exc_type: 'DoesNotExistError' }, 404)
+      const key = `${doctype}/${decodeURIComponent(nameRaw)}`
+      const doc = docs.get(key)
+      if (!doc) return json({ exc_type: 'DoesNotExistError' }, 404)
+      if (req.method === 'PUT') {
+        const updated = { ...doc, ...JSON.parse(req.body), name: doc.name, doctype }
+        docs.set(key, updated)
+        return json({ data: updated })
+      }
+      return json({ data: doc })
     }
     const [[field, , value]] = JSON.parse(url.searchParams.get('filters') ?? '[[]]')
     const found = [...docs.values()]
@@ -49,11 +67,11 @@ const SUPPLIER = {
 
 test('with ERP_BASE_URL, drafts go to Frappe with token auth, once per staged record, and are read back from it', async () => {
   frappe = fakeFrappe()
-  u = bootEis({ ERP_BASE_URL: frappe.url, ...ERP })
+  u = await bootEis({ ERP_BASE_URL: frappe.url, ...ERP })
   const status = (await (await u.request('/api/method/svc_erp_core.api.health.integration_status')).json())
     .message
   expect(status.erp_backend).toBe('frappe')
-  const { supplier_intake } = await intakeSupplier(u.ctx.db, JSON.stringify(SUPPLIER), SUPPLIER)
+  const { supplier_intake } = await intakeSupplier(u.ctx.storage, JSON.stringify(SUPPLIER), SUPPLIER)
   const posted = (
     await (await call(u, 'workflows.post_supplier_intake', { name: supplier_intake, force: true })).json()
   ).message
@@ -70,7 +88,9 @@ test('with ERP_BASE_URL, drafts go to Frappe with token auth, once per staged re
   })
 
   // The local update was lost (crash after Frappe answered): posting again finds the invoice, creates none.
-  u.ctx.sqlite.run("UPDATE supplier_intakes SET status = 'approved', purchase_invoice = NULL")
+  await u.ctx.storage.transaction((tx) =>
+    tx.run(sql`UPDATE supplier_intakes SET status = 'approved', purchase_invoice = NULL`),
+  )
   const again = (await (await call(u, 'workflows.post_supplier_intake', { name: supplier_intake })).json())
     .message
   expect(again.invoice).toBe('ACC-PINV-2026-00001')
@@ -92,18 +112,18 @@ test('with ERP_BASE_URL, drafts go to Frappe with token auth, once per staged re
 
 test('Frappe down or refusing: 503 erp_unavailable, the record is not marked posted; support context marks the backend unavailable', async () => {
   frappe = fakeFrappe()
-  u = bootEis({ ERP_BASE_URL: frappe.url, ERP_API_KEY: 'key-1', ERP_API_SECRET: 'wrong' })
+  u = await bootEis({ ERP_BASE_URL: frappe.url, ERP_API_KEY: 'key-1', ERP_API_SECRET: 'wrong' })
   const body = {
     id: 'evt_f',
     type: 'charge.succeeded',
     data: { object: { amount: 100, currency: 'eur', customer: 'c' } },
   }
-  const rev = (await intakePayment(u.ctx.db, 'payment_provider_a', JSON.stringify(body), body))
+  const rev = (await intakePayment(u.ctx.storage, 'payment_provider_a', JSON.stringify(body), body))
     .revenue_event as string
   const res = await call(u, 'workflows.post_revenue_event', { name: rev })
   expect(res.status).toBe(503)
   expect((await res.json()).error.code).toBe('erp_unavailable')
-  expect((await store.findRevenueEvent(u.ctx.db, rev))?.status).toBe('staged')
+  expect((await store.findRevenueEvent(u.ctx.storage, rev))?.status).toBe('staged')
   const context = (
     await (
       await call(u, 'support_cases.support_context', {
@@ -114,6 +134,105 @@ test('Frappe down or refusing: 503 erp_unavailable, the record is not marked pos
   expect(context.objects[0]).toMatchObject({ found: false, missing_reason: 'backend_unavailable' })
 })
 
-test('ERP_BASE_URL without the key and secret is a start-up error', () => {
-  expect(() => bootEis({ ERP_BASE_URL: 'http://127.0.0.1:1' })).toThrow('ERP_API_SECRET')
+test('ERP_BASE_URL without the key and secret is a start-up error', async () => {
+  await expect(bootEis({ ERP_BASE_URL: 'http://127.0.0.1:1' })).rejects.toThrow('ERP_API_SECRET')
+})
+
+const CONTACT = 'webhooks.website_contact_intake'
+const contactMessage = async (res: TestResponse): Promise<Json> => {
+  expect(res.status).toBe(200)
+  return (await res.json()).message
+}
+
+test('with ERP_BASE_URL, the contact intake creates then updates the Lead in Frappe (by email_id); the evidence stays in EIS', async () => {
+  frappe = fakeFrappe()
+  u = await bootEis({ ERP_BASE_URL: frappe.url, ...ERP })
+  const first = webContact('Ada@Example.org')
+  const a = await contactMessage(await signedPost(u, CONTACT, first, SECRETS.ERP_API_SHARED_SECRET))
+  expect(a).toMatchObject({
+    target_doctype: 'Lead',
+    lead: 'CRM-LEAD-2026-00001',
+    ack: true,
+    duplicate: false,
+  })
+  const insert = frappe.requests.find((r) => r.method === 'POST')
+  expect(insert?.path).toBe('/api/resource/Lead')
+  expect(insert?.headers.get('authorization')).toBe('token key-1:secret-1')
+  expect(JSON.parse(insert?.body ?? '')).toMatchObject({
+    lead_name: 'Ada',
+    first_name: 'Ada',
+    email_id: 'ada@example.org',
+    company_name: 'ACME',
+  })
+  // Nothing of the Lead in EIS's own tables; the Integration Event names Frappe's Lead.
+  expect((await store.tableCounts(u.ctx.storage)).leads).toBe(0)
+  expect(await store.findEvent(u.ctx.storage, a.integration_event)).toMatchObject({
+    status: 'processed',
+    referenceDoctype: 'Lead',
+    referenceName: 'CRM-LEAD-2026-00001',
+  })
+
+  // A redelivery is answered from the evidence: Frappe is not asked again.
+  const asked = frappe.requests.length
+  const again = await contactMessage(await signedPost(u, CONTACT, first, SECRETS.ERP_API_SHARED_SECRET))
+  expect(again).toEqual({ ...a, duplicate: true })
+  expect(frappe.requests.length).toBe(asked)
+
+  // Another intake of the same address (other case) updates that Lead.
+  const second = webContact('ADA@example.org')
+  second.contact.name = 'Ada Lovelace'
+  const b = await contactMessage(await signedPost(u, CONTACT, second, SECRETS.ERP_API_SHARED_SECRET))
+  expect(b).toMatchObject({ lead: 'CRM-LEAD-2026-00001', duplicate: false })
+  expect(b.integration_event).not.toBe(a.integration_event)
+  const update = frappe.requests.find((r) => r.method === 'PUT')
+  expect(update?.path).toBe('/api/resource/Lead/CRM-LEAD-2026-00001')
+  expect(JSON.parse(update?.body ?? '')).toMatchObject({
+    lead_name: 'Ada Lovelace',
+    email_id: 'ada@example.org',
+  })
+
+  // Lead lookup (the MCP tool's operation) and support context read the Lead from Frappe.
+  const erp = frappeErp(u.ctx.storage, {
+    baseUrl: frappe.url,
+    apiKey: 'key-1',
+    apiSecret: 'secret-1',
+    timeoutMs: 2000,
+  })
+  expect(await erp.findLeadByEmail('ada@example.org')).toMatchObject({
+    doctype: 'Lead',
+    name: 'CRM-LEAD-2026-00001',
+    lead_name: 'Ada Lovelace',
+  })
+  expect(await erp.findLeadByEmail('nobody@example.org')).toBeUndefined()
+  const context = (
+    await (
+      await call(u, 'support_cases.support_context', {
+        business_refs: [{ doctype: 'Lead', name: 'CRM-LEAD-2026-00001' }],
+      })
+    ).json()
+  ).message
+  expect(context.objects[0]).toMatchObject({ found: true, doc: { email_id: 'ada@example.org' } })
+})
+
+test('with ERP_BASE_URL, 10 concurrent intakes of a new address make one Lead in Frappe', async () => {
+  frappe = fakeFrappe()
+  u = await bootEis({ ERP_BASE_URL: frappe.url, ...ERP })
+  const answers = await Promise.all(
+    Array.from({ length: 10 }, () =>
+      signedPost(u, CONTACT, webContact('rush@example.org'), SECRETS.ERP_API_SHARED_SECRET),
+    ),
+  )
+  const messages = await Promise.all(answers.map(contactMessage))
+  expect(new Set(messages.map((m) => m.lead))).toEqual(new Set(['CRM-LEAD-2026-00001']))
+  expect(frappe.requests.filter((r) => r.method === 'POST')).toHaveLength(1)
+  expect(frappe.requests.filter((r) => r.method === 'PUT')).toHaveLength(9)
+})
+
+test('with ERP_BASE_URL, Frappe refusing the Lead: 503 erp_unavailable and no evidence, so the sender retries', async () => {
+  frappe = fakeFrappe()
+  u = await bootEis({ ERP_BASE_URL: frappe.url, ERP_API_KEY: 'key-1', ERP_API_SECRET: 'wrong' })
+  const res = await signedPost(u, CONTACT, webContact(), SECRETS.ERP_API_SHARED_SECRET)
+  expect(res.status).toBe(503)
+  expect((await res.json()).error.code).toBe('erp_unavailable')
+  expect(await store.eventCounts(u.ctx.storage)).toEqual({})
 })

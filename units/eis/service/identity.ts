@@ -3,7 +3,7 @@ import { Value } from '@sinclair/typebox/value'
 import { badRequest } from '../../../common/errors.ts'
 import { sha256Hex } from '../../../common/hash.ts'
 import { newId, nowIso } from '../../../common/time.ts'
-import type { Db } from '../../../db/sqlite.ts'
+import type { Storage } from '../../../db/storage.ts'
 import { IdentityFactInput } from '../model/identity.ts'
 import {
   type AccessFact,
@@ -22,16 +22,21 @@ export const DEFAULT_BOOTSTRAP_SUBJECT = 'Administrator'
 
 const inputOf = (row: store.IdentityFactRow) => row.fact as unknown as FactInput
 
-async function projectionVersion(db: Db): Promise<{ version: string; latest?: store.FactImportRow }> {
-  const latest = await store.latestImport(db)
+async function projectionVersion(
+  storage: Storage,
+): Promise<{ version: string; latest?: store.FactImportRow }> {
+  const latest = await store.latestImport(storage)
   return { version: latest ? latest.importId : NO_PROJECTION, latest }
 }
 
 /** Dominance of each given row within its business identity (rows without one dominate alone). */
-async function dominanceFor(db: Db, rows: store.IdentityFactRow[]): Promise<Map<string, Dominance>> {
+async function dominanceFor(
+  storage: Storage,
+  rows: store.IdentityFactRow[],
+): Promise<Map<string, Dominance>> {
   const ids = [...new Set(rows.map((r) => r.businessIdentityId).filter((id): id is string => id !== null))]
   const groups = new Map<string, FactInput[]>()
-  for (const r of await store.factsByBusinessIdentity(db, ids)) {
+  for (const r of await store.factsByBusinessIdentity(storage, ids)) {
     const group = groups.get(r.businessIdentityId ?? '') ?? []
     group.push(inputOf(r))
     groups.set(r.businessIdentityId ?? '', group)
@@ -69,21 +74,25 @@ export function checkAccessQuery(query: AccessQuery): void {
  * The access fact of one subject. A business identity resolves to its dominant subject. An
  * unknown subject is not an error: it gets the fail-closed fact (login not allowed).
  */
-export async function lookupAccessFact(db: Db, query: AccessQuery, now = new Date()): Promise<AccessFact> {
+export async function lookupAccessFact(
+  storage: Storage,
+  query: AccessQuery,
+  now = new Date(),
+): Promise<AccessFact> {
   checkAccessQuery(query)
-  const { version } = await projectionVersion(db)
+  const { version } = await projectionVersion(storage)
   let row: store.IdentityFactRow | undefined
   if (query.technical_subject !== undefined) {
-    row = await store.factBySubject(db, query.technical_subject)
+    row = await store.factBySubject(storage, query.technical_subject)
   } else {
-    const group = await store.factsByBusinessIdentity(db, [query.business_identity_id as string])
+    const group = await store.factsByBusinessIdentity(storage, [query.business_identity_id as string])
     const top = [...dominanceOf(group.map(inputOf)).entries()].find(
       ([, d]) => d.dominance === 'dominant',
     )?.[0]
     row = group.find((r) => r.technicalSubject === top)
   }
   if (!row) return unknownSubjectFact(query, version, now)
-  const dominance = (await dominanceFor(db, [row])).get(row.technicalSubject) as Dominance
+  const dominance = (await dominanceFor(storage, [row])).get(row.technicalSubject) as Dominance
   return accessFact(inputOf(row), dominance, version, now)
 }
 
@@ -92,25 +101,25 @@ export interface BatchQuery {
   after?: string
 }
 
-async function page(db: Db, query: BatchQuery) {
+async function page(storage: Storage, query: BatchQuery) {
   const limit = query.limit ?? 100
-  const rows = await store.factPage(db, query.after, limit)
-  const dominance = await dominanceFor(db, rows)
-  const { version } = await projectionVersion(db)
+  const rows = await store.factPage(storage, query.after, limit)
+  const dominance = await dominanceFor(storage, rows)
+  const { version } = await projectionVersion(storage)
   const nextAfter = rows.length === limit ? (rows.at(-1)?.technicalSubject ?? null) : null
   return { rows, dominance, version, nextAfter }
 }
 
-export async function accessFactBatch(db: Db, query: BatchQuery, now = new Date()) {
-  const { rows, dominance, version, nextAfter } = await page(db, query)
+export async function accessFactBatch(storage: Storage, query: BatchQuery, now = new Date()) {
+  const { rows, dominance, version, nextAfter } = await page(storage, query)
   const facts = rows.map((r) =>
     accessFact(inputOf(r), dominance.get(r.technicalSubject) as Dominance, version, now),
   )
   return { facts, count: facts.length, next_after: nextAfter, projection_version: version }
 }
 
-export async function lifecycleFactBatch(db: Db, query: BatchQuery) {
-  const { rows, dominance, version, nextAfter } = await page(db, query)
+export async function lifecycleFactBatch(storage: Storage, query: BatchQuery) {
+  const { rows, dominance, version, nextAfter } = await page(storage, query)
   const facts = rows.map((r) => lifecycleFact(inputOf(r), dominance.get(r.technicalSubject) as Dominance))
   return { facts, count: facts.length, next_after: nextAfter, projection_version: version }
 }
@@ -120,15 +129,15 @@ export async function lifecycleFactBatch(db: Db, query: BatchQuery) {
  * Bootstrap is allowed only when that principal's access fact allows login.
  */
 export async function bootstrapPrincipalTruth(
-  db: Db,
+  storage: Storage,
   configured: string | undefined,
   asked: string | undefined,
   now = new Date(),
 ) {
   const defaultSubject = configured ?? DEFAULT_BOOTSTRAP_SUBJECT
   const subject = asked ?? defaultSubject
-  const fact = await lookupAccessFact(db, { technical_subject: subject }, now)
-  const { version, latest } = await projectionVersion(db)
+  const fact = await lookupAccessFact(storage, { technical_subject: subject }, now)
+  const { version, latest } = await projectionVersion(storage)
   return {
     technical_subject: subject,
     is_configured_default: subject === defaultSubject,
@@ -187,7 +196,7 @@ export function parseFactsFile(text: string): { facts: FactInput[]; problems: Im
 }
 
 /** Load a facts file as the new projection (replacing the previous one). */
-export async function importFacts(db: Db, text: string, source: string) {
+export async function importFacts(storage: Storage, text: string, source: string) {
   const { facts, problems } = parseFactsFile(text)
   if (problems.length > 0) return { ok: false as const, problems }
   const imported = {
@@ -198,7 +207,7 @@ export async function importFacts(db: Db, text: string, source: string) {
     rows: facts.length,
   }
   await store.replaceIdentityFacts(
-    db,
+    storage,
     imported,
     facts.map((f) => ({
       technicalSubject: f.technical_subject,

@@ -11,8 +11,8 @@ import { bootEis, type EisUnit, webContact } from '../testing.ts'
 import { intakeContact, intakePayment, intakeSupplier } from './intake.ts'
 
 let u: EisUnit
-beforeEach(() => {
-  u = bootEis()
+beforeEach(async () => {
+  u = await bootEis()
 })
 afterEach(async () => {
   await u.dispose()
@@ -33,24 +33,24 @@ describe('website contact intake', () => {
   test('creates a Lead, updates it for the same e-mail, and a redelivery creates nothing', async () => {
     const first = webContact()
     const raw = JSON.stringify(first)
-    const a = await intakeContact(u.ctx.db, raw, first)
+    const a = await intakeContact(u.ctx.storage, raw, first)
     expect(a).toMatchObject({ target_doctype: 'Lead', ack: true, duplicate: false })
     expect(a.lead).toStartWith('LEAD-')
-    const again = await intakeContact(u.ctx.db, raw, first)
+    const again = await intakeContact(u.ctx.storage, raw, first)
     expect(again).toEqual({ ...a, duplicate: true })
     const second = webContact('ada@example.ORG')
-    const b = await intakeContact(u.ctx.db, JSON.stringify(second), second)
+    const b = await intakeContact(u.ctx.storage, JSON.stringify(second), second)
     expect(b.lead).toBe(a.lead)
     expect(b.integration_event).not.toBe(a.integration_event)
-    const lead = await store.findLead(u.ctx.db, a.lead)
+    const lead = await store.findLead(u.ctx.storage, a.lead)
     expect(lead).toMatchObject({
       emailId: 'ada@example.org',
       intakeCount: 2,
       companyName: 'ACME',
       source: 'website_contact_form',
     })
-    expect(await store.eventCounts(u.ctx.db)).toEqual({ processed: 2 })
-    const event = await store.findEvent(u.ctx.db, a.integration_event)
+    expect(await store.eventCounts(u.ctx.storage)).toEqual({ processed: 2 })
+    const event = await store.findEvent(u.ctx.storage, a.integration_event)
     expect(event?.payload).toBe(raw)
   })
 })
@@ -64,9 +64,9 @@ describe('payment webhooks', () => {
   test('provider A stages a revenue event once per provider event id; other types are evidence only', async () => {
     const body = aEvent('evt_1')
     expect(Value.Check(PaymentProviderAEvent, body)).toBe(true)
-    const r = await intakePayment(u.ctx.db, 'payment_provider_a', JSON.stringify(body), body)
+    const r = await intakePayment(u.ctx.storage, 'payment_provider_a', JSON.stringify(body), body)
     expect(r).toMatchObject({ ok: true, duplicate: false, status: 'processed' })
-    const rev = await store.findRevenueEvent(u.ctx.db, r.revenue_event as string)
+    const rev = await store.findRevenueEvent(u.ctx.storage, r.revenue_event as string)
     expect(rev).toMatchObject({
       status: 'staged',
       amount: 123.45,
@@ -74,14 +74,14 @@ describe('payment webhooks', () => {
       customer: 'cus_1',
       providerEventId: 'evt_1',
     })
-    expect(await intakePayment(u.ctx.db, 'payment_provider_a', JSON.stringify(body), body)).toEqual({
+    expect(await intakePayment(u.ctx.storage, 'payment_provider_a', JSON.stringify(body), body)).toEqual({
       ...r,
       duplicate: true,
     })
     const refund = aEvent('evt_2', 'charge.refunded')
-    const ignored = await intakePayment(u.ctx.db, 'payment_provider_a', JSON.stringify(refund), refund)
+    const ignored = await intakePayment(u.ctx.storage, 'payment_provider_a', JSON.stringify(refund), refund)
     expect(ignored).toMatchObject({ status: 'ignored', revenue_event: null })
-    expect((await store.tableCounts(u.ctx.db)).revenue_events).toBe(1)
+    expect((await store.tableCounts(u.ctx.storage)).revenue_events).toBe(1)
   })
 
   test('provider B reads string totals in minor units (zero-decimal currencies as they are)', async () => {
@@ -96,8 +96,8 @@ describe('payment webhooks', () => {
       },
     }
     expect(Value.Check(PaymentProviderBEvent, body)).toBe(true)
-    const r = await intakePayment(u.ctx.db, 'payment_provider_b', JSON.stringify(body), body)
-    expect(await store.findRevenueEvent(u.ctx.db, r.revenue_event as string)).toMatchObject({
+    const r = await intakePayment(u.ctx.storage, 'payment_provider_b', JSON.stringify(body), body)
+    expect(await store.findRevenueEvent(u.ctx.storage, r.revenue_event as string)).toMatchObject({
       amount: 5000,
       currency: 'JPY',
       provider: 'payment_provider_b',
@@ -115,14 +115,14 @@ test('supplier intake is staged from the normalized payload; the same intake_id 
     attachments: [{ filename: 'inv.pdf' }],
   }
   expect(Value.Check(SupplierIntakePayload, body)).toBe(true)
-  const r = await intakeSupplier(u.ctx.db, JSON.stringify(body), body)
+  const r = await intakeSupplier(u.ctx.storage, JSON.stringify(body), body)
   expect(r).toMatchObject({ ok: true, duplicate: false, status: 'staged' })
-  expect(await store.findSupplierIntake(u.ctx.db, r.supplier_intake)).toMatchObject({
+  expect(await store.findSupplierIntake(u.ctx.storage, r.supplier_intake)).toMatchObject({
     supplierName: 'Paper Co',
     billNo: 'INV-7',
     currency: 'EUR',
     grandTotal: 119,
   })
-  const again = await intakeSupplier(u.ctx.db, JSON.stringify({ ...body, extra: 1 }), body)
+  const again = await intakeSupplier(u.ctx.storage, JSON.stringify({ ...body, extra: 1 }), body)
   expect(again).toEqual({ ...r, duplicate: true })
 })

@@ -3,7 +3,7 @@
  * describes, with its Integration Event, in one transaction (service/evidence.ts).
  */
 import type { Static } from '@sinclair/typebox'
-import type { Db } from '../../../db/sqlite.ts'
+import type { Storage } from '../../../db/storage.ts'
 import type {
   PaymentProviderAEvent,
   PaymentProviderBEvent,
@@ -13,7 +13,8 @@ import type {
 import { docName, SERIES } from '../rules/naming.ts'
 import { type ProviderName, type RevenueData, revenueFromA, revenueFromB } from '../rules/payments.ts'
 import * as store from '../store.ts'
-import { acceptDelivery, bodyKey } from './evidence.ts'
+import type { ErpBackend } from './erp.ts'
+import { type Accepted, acceptDelivery, bodyKey, type Effect } from './evidence.ts'
 
 export const SOURCES = {
   contact: 'webhooks.website_contact_intake',
@@ -27,13 +28,15 @@ type ContactBody = Static<typeof WebsiteContactIntake>
 /**
  * Create or update the Lead of the contact's e-mail address (compared case-insensitively).
  * A redelivery of the same platform_event.event_id changes nothing and answers the first result.
+ * With a backend that keeps Leads (Frappe), the Lead goes there and the evidence stays here.
  */
-export async function intakeContact(db: Db, raw: string, body: ContactBody) {
+export async function intakeContact(storage: Storage, raw: string, body: ContactBody, erp?: ErpBackend) {
   const email = body.contact.email.trim().toLowerCase()
+  if (erp?.upsertLead) return intakeContactRemote(storage, erp.upsertLead.bind(erp), raw, body, email)
   const accepted = await acceptDelivery(
-    db,
+    storage,
     { source: SOURCES.contact, eventKey: body.platform_event.event_id, raw },
-    (tx, _event, at) => {
+    async (tx, _event, at): Promise<Effect> => {
       const lastIntake = {
         contact: body.contact,
         interest: body.interest,
@@ -50,10 +53,9 @@ export async function intakeContact(db: Db, raw: string, body: ContactBody) {
         lastIntake,
         modified: at,
       }
-      // The hot-path statements are prepared on the root handle: same connection, so inside this transaction.
-      const existing = store.findLeadByEmailTx(db, email)
+      const existing = await store.findLeadByEmailTx(tx, email)
       if (existing) {
-        store.updateLead(tx, existing.name, {
+        await store.updateLead(tx, existing.name, {
           ...fields,
           companyName: fields.companyName ?? existing.companyName,
           phone: fields.phone ?? existing.phone,
@@ -68,7 +70,7 @@ export async function intakeContact(db: Db, raw: string, body: ContactBody) {
       const name = docName(SERIES.lead)
       const channel = (body.profiling as Record<string, unknown>).channel
       const source = typeof channel === 'string' ? channel : 'website'
-      store.insertLead(db, { name, emailId: email, source, intakeCount: 1, creation: at, ...fields })
+      await store.insertLead(tx, { name, emailId: email, source, intakeCount: 1, creation: at, ...fields })
       return {
         status: 'processed',
         outcome: { lead: name, action: 'created' },
@@ -76,13 +78,44 @@ export async function intakeContact(db: Db, raw: string, body: ContactBody) {
       }
     },
   )
-  return {
-    integration_event: accepted.event.name,
-    target_doctype: 'Lead' as const,
-    lead: accepted.event.referenceName as string,
-    ack: true as const,
-    duplicate: accepted.duplicate,
-  }
+  return contactAck(accepted)
+}
+
+const contactAck = (accepted: Accepted) => ({
+  integration_event: accepted.event.name,
+  target_doctype: 'Lead' as const,
+  lead: accepted.event.referenceName as string,
+  ack: true as const,
+  duplicate: accepted.duplicate,
+})
+
+/**
+ * The contact intake on a backend that keeps Leads: a redelivery is answered from the local
+ * evidence without asking the backend; otherwise the Lead is upserted there first (a failure is
+ * a 503 and nothing is stored, so the sender retries), then the evidence is stored naming it.
+ */
+async function intakeContactRemote(
+  storage: Storage,
+  upsertLead: NonNullable<ErpBackend['upsertLead']>,
+  raw: string,
+  body: ContactBody,
+  email: string,
+) {
+  const delivery = { source: SOURCES.contact, eventKey: body.platform_event.event_id, raw }
+  const stored = await store.findEventByKey(storage, delivery.source, delivery.eventKey)
+  if (stored) return contactAck({ duplicate: true, event: stored })
+  const lead = await upsertLead({
+    lead_name: body.contact.name,
+    email_id: email,
+    company_name: body.contact.company ?? null,
+    phone: body.contact.phone ?? null,
+  })
+  const accepted = await acceptDelivery(storage, delivery, () => ({
+    status: 'processed',
+    outcome: { lead: lead.name, action: lead.action, backend: 'frappe' },
+    reference: { doctype: 'Lead', name: lead.name },
+  }))
+  return contactAck(accepted)
 }
 
 type AEvent = Static<typeof PaymentProviderAEvent>
@@ -92,17 +125,22 @@ type BEvent = Static<typeof PaymentProviderBEvent>
  * Record a payment event; stage a Revenue Event when it confirms money received. The provider's
  * event id keys both the evidence and the revenue event, so a redelivery stages nothing twice.
  */
-export async function intakePayment(db: Db, provider: ProviderName, raw: string, body: AEvent | BEvent) {
+export async function intakePayment(
+  storage: Storage,
+  provider: ProviderName,
+  raw: string,
+  body: AEvent | BEvent,
+) {
   const revenue: RevenueData | null =
     provider === 'payment_provider_a' ? revenueFromA(body as AEvent) : revenueFromB(body as BEvent)
   const eventKey = provider === 'payment_provider_a' ? (body as AEvent).id : (body as BEvent).event_id
   const accepted = await acceptDelivery(
-    db,
+    storage,
     { source: `webhooks.${provider}`, eventKey, raw },
-    (tx, event, at) => {
+    async (tx, event, at): Promise<Effect> => {
       if (!revenue) return { status: 'ignored', outcome: { reason: 'no_revenue_in_event_type' } }
       const name = docName(SERIES.revenueEvent)
-      store.insertRevenueEvent(tx, {
+      await store.insertRevenueEvent(tx, {
         name,
         status: 'staged',
         provider,
@@ -139,11 +177,12 @@ type SupplierBody = Static<typeof SupplierIntakePayload>
 const num = (v: number | string | undefined) => (v === undefined ? null : Number(v))
 
 /** Stage a Supplier Intake from the normalized payload, keyed by `intake_id` or by the body's hash. */
-export async function intakeSupplier(db: Db, raw: string, body: SupplierBody) {
+export async function intakeSupplier(storage: Storage, raw: string, body: SupplierBody) {
   const eventKey = body.intake_id ?? bodyKey(raw)
-  const accepted = await acceptDelivery(db, { source: SOURCES.supplier, eventKey, raw }, (tx, event, at) => {
+  const delivery = { source: SOURCES.supplier, eventKey, raw }
+  const accepted = await acceptDelivery(storage, delivery, async (tx, event, at): Promise<Effect> => {
     const name = docName(SERIES.supplierIntake)
-    store.insertSupplierIntake(tx, {
+    await store.insertSupplierIntake(tx, {
       name,
       status: 'staged',
       supplierName: body.vendor?.name ?? null,
@@ -163,7 +202,7 @@ export async function intakeSupplier(db: Db, raw: string, body: SupplierBody) {
       reference: { doctype: 'Supplier Intake', name },
     }
   })
-  const intake = await store.findSupplierIntake(db, accepted.event.referenceName as string)
+  const intake = await store.findSupplierIntake(storage, accepted.event.referenceName as string)
   return {
     ok: true as const,
     integration_event: accepted.event.name,

@@ -30,7 +30,7 @@ export async function postSupplierIntake(
   deps: EisDeps,
   req: { name: string; force?: boolean },
 ): Promise<PostingResult> {
-  const intake = await store.findSupplierIntake(deps.db, req.name)
+  const intake = await store.findSupplierIntake(deps.storage, req.name)
   if (!intake) throw notFound('supplier_intake_not_found', 'No Supplier Intake has this name.')
   if (intake.status === 'posted' && intake.purchaseInvoice) {
     return {
@@ -57,7 +57,7 @@ export async function postSupplierIntake(
   const at = new Date(deps.now()).toISOString()
   const built = purchaseDraft(intake.payload as Parameters<typeof purchaseDraft>[0])
   if (!built.ok) {
-    store.writeTx(deps.db, (tx) =>
+    await deps.storage.transaction((tx) =>
       store.updateSupplierIntake(tx, intake.name, {
         status: 'posting_error',
         postingError: built.error,
@@ -67,7 +67,7 @@ export async function postSupplierIntake(
     throw postingFailed('Supplier Intake', intake.name, built.error)
   }
   const invoice = await deps.erp.createPurchaseInvoice(intake.name, built.draft, at)
-  store.writeTx(deps.db, (tx) =>
+  await deps.storage.transaction((tx) =>
     store.updateSupplierIntake(tx, intake.name, {
       status: 'posted',
       purchaseInvoice: invoice,
@@ -90,7 +90,7 @@ export async function postSupplierIntake(
  * awaiting or refused approval is not posted.
  */
 export async function postRevenueEvent(deps: EisDeps, req: { name: string }): Promise<PostingResult> {
-  const rev = await store.findRevenueEvent(deps.db, req.name)
+  const rev = await store.findRevenueEvent(deps.storage, req.name)
   if (!rev) throw notFound('revenue_event_not_found', 'No Revenue Event has this name.')
   if (rev.status === 'posted' && rev.salesInvoice) {
     return {
@@ -109,7 +109,7 @@ export async function postRevenueEvent(deps: EisDeps, req: { name: string }): Pr
   const at = new Date(deps.now()).toISOString()
   const built = salesDraft(rev)
   if (!built.ok) {
-    store.writeTx(deps.db, (tx) =>
+    await deps.storage.transaction((tx) =>
       store.updateRevenueEvent(tx, rev.name, {
         status: 'posting_error',
         postingError: built.error,
@@ -119,7 +119,7 @@ export async function postRevenueEvent(deps: EisDeps, req: { name: string }): Pr
     throw postingFailed('Revenue Event', rev.name, built.error)
   }
   const invoice = await deps.erp.createSalesInvoice(rev.name, built.draft, at)
-  store.writeTx(deps.db, (tx) =>
+  await deps.storage.transaction((tx) =>
     store.updateRevenueEvent(tx, rev.name, {
       status: 'posted',
       salesInvoice: invoice,

@@ -12,7 +12,7 @@ import type { CorrelationEnvelope, TicketingInbound, TicketingOutbound } from '.
 import { asDuplicate, type Ordering, orderingOf } from '../rules/ordering.ts'
 import * as store from '../store.ts'
 import type { EisDeps } from './deps.ts'
-import { acceptDelivery } from './evidence.ts'
+import { acceptDelivery, type Effect } from './evidence.ts'
 import { supportContext } from './support.ts'
 
 export const INBOUND_SOURCE = 'support_cases.ticketing_inbound'
@@ -71,11 +71,11 @@ function handoffOf(answer: PeerResult<unknown>): Handoff {
 export async function ticketingInbound(deps: EisDeps, raw: string, body: Inbound) {
   const ticketId = String(body.ticket_id)
   const accepted = await acceptDelivery(
-    deps.db,
+    deps.storage,
     { source: INBOUND_SOURCE, eventKey: `${ticketId}:${body.sequence}:${body.event}`, raw },
-    (tx, event, at) => {
-      const ordering = orderingOf(body.sequence, store.highestSequence(tx, ticketId))
-      store.insertTicketEvent(tx, {
+    async (tx, event, at): Promise<Effect> => {
+      const ordering = orderingOf(body.sequence, await store.highestSequence(tx, ticketId))
+      await store.insertTicketEvent(tx, {
         ticketId,
         sequence: body.sequence,
         event: body.event,
@@ -123,7 +123,7 @@ export async function ticketingInbound(deps: EisDeps, raw: string, body: Inbound
   }
   const failed = handoff.status === 'failed'
   await store.settleEventNow(
-    deps.db,
+    deps.storage,
     accepted.event.name,
     failed ? 'failed' : 'processed',
     { ordering: stored.ordering, platform_handoff: handoff },
@@ -212,13 +212,17 @@ export async function ticketingOutbound(deps: EisDeps, body: Outbound) {
     reason: answer.ok ? null : `${answer.reason}: ${answer.message}`,
   }
   const raw = JSON.stringify({ operation: body.operation, ticket_id: body.ticket_id, request: request.json })
-  const accepted = await acceptDelivery(deps.db, { source: OUTBOUND_SOURCE, eventKey: newId(), raw }, () => ({
-    status: answer.ok ? 'processed' : 'failed',
-    outcome: {
-      delivery,
-      ...(body.correlation_envelope && { correlation_id: body.correlation_envelope.correlation_id }),
-    },
-  }))
+  const accepted = await acceptDelivery(
+    deps.storage,
+    { source: OUTBOUND_SOURCE, eventKey: newId(), raw },
+    () => ({
+      status: answer.ok ? 'processed' : 'failed',
+      outcome: {
+        delivery,
+        ...(body.correlation_envelope && { correlation_id: body.correlation_envelope.correlation_id }),
+      },
+    }),
+  )
   const result = {
     audit_event: accepted.event.name,
     delivery,
