@@ -8,7 +8,8 @@
  *   .get('/matrix', jsonView(MatrixResponse, views.matrix), { response: { 200: MatrixResponse } })
  *
  * The getter returns the same object until the view's source changes (a new derivation is a new
- * object): the text, its check and its hash are computed once per object.
+ * object): the text, its check and its hash are computed once per object. `jsonViews` does the
+ * same for documents built from a source and a variant (RMS's catalog, marked with its caller).
  */
 import type { TSchema } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
@@ -37,13 +38,31 @@ export function matchesIfNoneMatch(header: string | null, etag: string): boolean
 /** A strong entity tag for these bytes. */
 export const etagOf = (text: string): string => `"${Bun.hash(text).toString(36)}-${text.length.toString(36)}"`
 
-export function jsonView<S extends TSchema>(schema: S, get: () => object) {
+/** Most variants one source keeps (callers seen while it is current); more clears them. */
+const MAX_VARIANTS = 64
+
+/**
+ * Views of one schema built from a source object and a variant (a view that also carries who
+ * asked, say): the document is built, checked, serialized and tagged once per (source, variant)
+ * and served as those bytes while the source is the same object; a new source (the data changed)
+ * starts afresh. `variant` must name everything besides the source that the document depends on.
+ *
+ *   const catalogView = jsonViews(Catalog)
+ *   .get('/catalog', async ({ request, authority }) =>
+ *     catalogView(request, await catalog(), JSON.stringify(mark(authority)), () => ({ ... })))
+ */
+export function jsonViews<S extends TSchema>(schema: S) {
   const check = TypeCompiler.Compile(schema)
-  const serialized = new WeakMap<object, Serialized>()
-  return ({ request }: { request: Request }): Response => {
-    const view = get()
-    let s = serialized.get(view)
+  const cache = new WeakMap<object, Map<string, Serialized>>()
+  return (request: Request, source: object, variant: string, build: () => object): Response => {
+    let variants = cache.get(source)
+    if (variants === undefined) {
+      variants = new Map()
+      cache.set(source, variants)
+    }
+    let s = variants.get(variant)
     if (s === undefined) {
+      const view = build()
       if (!check.Check(view)) {
         const first = check.Errors(view).First()
         throw new AppError(500, 'internal_error', 'The service produced an invalid response.', {
@@ -52,13 +71,27 @@ export function jsonView<S extends TSchema>(schema: S, get: () => object) {
       }
       const text = JSON.stringify(view)
       s = { bytes: Buffer.from(text), etag: etagOf(text) }
-      serialized.set(view, s)
+      if (variants.size >= MAX_VARIANTS) variants.clear()
+      variants.set(variant, s)
     }
-    if (matchesIfNoneMatch(request.headers.get('if-none-match'), s.etag)) {
-      return new Response(null, { status: 304, headers: { etag: s.etag, 'cache-control': 'no-cache' } })
-    }
-    return new Response(s.bytes, {
-      headers: { 'content-type': CONTENT_TYPE, etag: s.etag, 'cache-control': 'no-cache' },
-    })
+    return respond(request, s)
   }
+}
+
+/** A view that is one object per derivation (the getter returns the same object until it changes). */
+export function jsonView<S extends TSchema>(schema: S, get: () => object) {
+  const views = jsonViews(schema)
+  return ({ request }: { request: Request }): Response => {
+    const view = get()
+    return views(request, view, '', () => view)
+  }
+}
+
+function respond(request: Request, s: Serialized): Response {
+  if (matchesIfNoneMatch(request.headers.get('if-none-match'), s.etag)) {
+    return new Response(null, { status: 304, headers: { etag: s.etag, 'cache-control': 'no-cache' } })
+  }
+  return new Response(s.bytes, {
+    headers: { 'content-type': CONTENT_TYPE, etag: s.etag, 'cache-control': 'no-cache' },
+  })
 }

@@ -250,3 +250,33 @@ describe('self-description', () => {
     expect(version.image_tag).toMatch(/^sha-[0-9a-f]{12}|^sha-unknown/)
   })
 })
+
+describe('cached catalog views', () => {
+  test('catalog and tool profiles carry an ETag per caller; If-None-Match with it is a 304', async () => {
+    const host = exampleHostCopy()
+    const v = (await bootLocal({
+      RMS_RUNTIME_HOST_DIR: host,
+      RMS_HOST_SCAN_CACHE_MS: '60000',
+    })) as TestUnit<unknown>
+    try {
+      for (const path of ['/api/v1/agent-runtime/catalog', '/api/v1/tool-profiles']) {
+        const first = await v.request(path, { headers: RD })
+        expect(first.status).toBe(200)
+        const etag = first.headers.get('etag') ?? ''
+        expect(etag).toMatch(/^"[0-9a-z]+-[0-9a-z]+"$/)
+        const body = await first.json()
+        expect(body.authority.subject).toBe('user:reader')
+        const again = await v.request(path, { headers: { ...RD, 'if-none-match': etag } })
+        expect(again.status).toBe(304)
+        expect(await again.text()).toBe('')
+        // Another caller's document names another subject: another tag, never the reader's bytes.
+        const other = await v.request(path, { headers: { ...W, 'if-none-match': etag } })
+        expect(other.status).toBe(200)
+        expect((await other.json()).authority.subject).toBe('user:writer')
+        expect(other.headers.get('etag')).not.toBe(etag)
+      }
+    } finally {
+      await v.dispose()
+    }
+  })
+})

@@ -1,5 +1,6 @@
 import { Elysia, t } from 'elysia'
 import { notFound } from '../../../common/errors.ts'
+import { jsonViews } from '../../../common/json-view.ts'
 import { type AuthorityPlugin, mark } from '../authority.ts'
 import {
   AgentReadiness,
@@ -43,14 +44,20 @@ export const federationRoutes = (deps: FederationDeps) => {
     return { c, agent }
   }
 
+  const catalogView = jsonViews(Catalog)
+
   return new Elysia({ name: 'rms:federation' }).use(deps.auth).guard({ access: 'read' }, (app) =>
     app
       .get(
         '/api/v1/agent-runtime/catalog',
-        async ({ authority }) => ({
-          ...deps.runtime.federation(await deps.runtime.catalog()),
-          ...mark(authority),
-        }),
+        async ({ authority, request }) => {
+          const c = await deps.runtime.catalog()
+          const marked = mark(authority)
+          return catalogView(request, c, JSON.stringify(marked), () => ({
+            ...deps.runtime.federation(c),
+            ...marked,
+          }))
+        },
         {
           response: { 200: Catalog, ...READ_ERRORS },
           detail: {

@@ -1,5 +1,6 @@
 import { Elysia, t } from 'elysia'
 import { notFound } from '../../../common/errors.ts'
+import { jsonViews } from '../../../common/json-view.ts'
 import { type AuthorityPlugin, type AuthorityService, mark } from '../authority.ts'
 import {
   AgentToolPolicies,
@@ -38,13 +39,20 @@ export const policyRoutes = (deps: PolicyDeps) => {
     return { c, byId, defaultId, defaultTarget: defaultId ? byId.get(defaultId) : undefined }
   }
 
+  const profilesView = jsonViews(ToolProfiles)
+
   return new Elysia({ name: 'rms:policies' }).use(deps.auth).guard({ access: 'read' }, (app) =>
     app
       .get(
         '/api/v1/tool-profiles',
-        async ({ authority }) => {
-          const items = (await deps.runtime.catalog()).profiles
-          return { items, count: items.length, ...mark(authority) }
+        async ({ authority, request }) => {
+          const c = await deps.runtime.catalog()
+          const marked = mark(authority)
+          return profilesView(request, c, JSON.stringify(marked), () => ({
+            items: c.profiles,
+            count: c.profiles.length,
+            ...marked,
+          }))
         },
         { response: { 200: ToolProfiles, ...READ_ERRORS }, detail: { summary: 'Tool profiles' } },
       )
