@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia'
+import { jsonView } from '../../../common/json-view.ts'
 import { nowIso } from '../../../common/time.ts'
 import { buildCommit } from '../../../common/version.ts'
 import type { Storage } from '../../../db/storage.ts'
@@ -102,16 +103,24 @@ export const statusRoutes = (deps: StatusDeps) => {
     return { ok: true, ready, ...baseIdentity, notes, checks, checked_at: nowIso() }
   }
   const imageTag = `sha-${buildCommit().slice(0, 12)}`
+  // The same for the life of the process: one cached view.
+  const versionDocument = {
+    ...baseIdentity,
+    version: deps.version,
+    commit: buildCommit(),
+    started_at: deps.startedAt,
+    update: { channel: 'main', mechanism: 'redeploy of an immutable image tag', image_tag: imageTag },
+  }
 
   return new Elysia({ name: 'web:status' })
     .get(
       '/health',
-      ({ request }) => ({
+      ({ path }) => ({
         ok: true,
         status: 'ok' as const,
         ...baseIdentity,
         public_base_url: identity.public_base_url,
-        request_path: new URL(request.url).pathname,
+        request_path: path,
         checks: {
           pages_function_runtime: true,
           turnstile_secret_configured: deps.turnstileConfigured,
@@ -133,17 +142,10 @@ export const statusRoutes = (deps: StatusDeps) => {
         detail: { summary: 'Readiness (503 when not ready)' },
       },
     )
-    .get(
-      '/version.json',
-      () => ({
-        ...baseIdentity,
-        version: deps.version,
-        commit: buildCommit(),
-        started_at: deps.startedAt,
-        update: { channel: 'main', mechanism: 'redeploy of an immutable image tag', image_tag: imageTag },
-      }),
-      { response: { 200: VersionDocument }, detail: { summary: 'Version and update visibility' } },
-    )
+    .get('/version.json', jsonView(VersionDocument, () => versionDocument), {
+      response: { 200: VersionDocument },
+      detail: { summary: 'Version and update visibility' },
+    })
     .get(
       '/status.json',
       async () => {
