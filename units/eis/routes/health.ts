@@ -1,4 +1,5 @@
 import { Elysia, t } from 'elysia'
+import { jsonView } from '../../../common/json-view.ts'
 import { outboxSummary } from '../../../db/outbox.ts'
 import type { Storage } from '../../../db/storage.ts'
 import { lit, Message, message, Nullable, Ts } from '../model/common.ts'
@@ -70,15 +71,17 @@ export async function integrationStatus(deps: HealthDeps) {
   }
 }
 
-export const healthRoutes = (deps: HealthDeps) =>
-  new Elysia({ name: 'eis:health' })
+export const healthRoutes = (deps: HealthDeps) => {
+  const healthz = {
+    status: 'ok' as const,
+    service: 'eis' as const,
+    mcp: { configured: deps.integrations.mcp_gateway ?? false },
+  }
+  return new Elysia({ name: 'eis:health' })
     .get(
       '/healthz',
-      () => ({
-        status: 'ok' as const,
-        service: 'eis' as const,
-        mcp: { configured: deps.integrations.mcp_gateway ?? false },
-      }),
+      // The same answer for the life of the process: a cached view.
+      jsonView(Healthz, () => healthz),
       {
         response: { 200: Healthz },
         detail: { summary: 'Liveness of EIS and its MCP gateway' },
@@ -90,3 +93,4 @@ export const healthRoutes = (deps: HealthDeps) =>
         summary: 'Lightweight runtime and integration snapshot (configured flags only, never secrets)',
       },
     })
+}
