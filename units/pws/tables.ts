@@ -64,6 +64,19 @@ export const tasks = sqliteTable(
     primaryKey({ columns: [t.projectId, t.taskKey] }),
     index('pws_tasks_lane').on(t.projectId, t.lane),
     index('pws_tasks_source').on(t.projectId, t.sourceReferenceType, t.sourceReference),
+    // The active workflow summary counts tasks in one scan of this index (store.ts summaryFacts).
+    index('pws_tasks_summary').on(
+      t.projectId,
+      t.lane,
+      t.workClass,
+      t.workflowState,
+      t.externalTruth,
+      t.externalTruthState,
+      t.partialVisibility,
+      t.missingContext,
+      t.updatedAt,
+    ),
+    index('pws_tasks_class_updated').on(t.projectId, t.workClass, t.updatedAt),
   ],
 )
 
