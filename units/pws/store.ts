@@ -602,7 +602,8 @@ export interface SummaryFacts {
 /**
  * What the active workflow summary reads of a project's tasks and pull requests, counted by the
  * database: one pass over the covering index `pws_tasks_summary` in its own order (no sort, no
- * table rows), and index lookups for the rest, so the summary never reads a row per task.
+ * table rows); the other four are index lookups, or one pass over the project's tasks for the 20
+ * latest case-linked ones, so the summary never maps a row per task into JavaScript.
  */
 export async function summaryFacts(db: Db, projectId: string, nowMs: number): Promise<SummaryFacts> {
   const cutoffs = lifecycleCutoffs(nowMs)

@@ -1,2 +1,0 @@
-CREATE INDEX `pws_tasks_summary` ON `pws_tasks` (`project_id`,`lane`,`work_class`,`workflow_state`,`external_truth`,`external_truth_state`,`partial_visibility`,`missing_context`,`updated_at`);--> statement-breakpoint
-CREATE INDEX `pws_tasks_class_updated` ON `pws_tasks` (`project_id`,`work_class`,`updated_at`);
