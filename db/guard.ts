@@ -24,17 +24,65 @@ export interface GuardOptions<S> {
   message?: string
 }
 
-type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown }
+/** How one queued write of a group ended: its value, or its own refusal. */
+export type GroupOutcome = { ok: true; value: unknown } | { ok: false; error: unknown }
 
-export class PersistenceGuard<S> {
-  private failing = false
-  private readonly probe: () => void
-  private prepared: S | undefined
+/**
+ * Group commit: `add(fn)` queues a synchronous write and runs it with every other write queued
+ * in the same event-loop turn, through `commit`, which runs the whole batch in one transaction;
+ * each promise settles only after that transaction committed. A refusal (AppError) settles only
+ * its own caller, so `fn` must refuse before it writes anything; anything else `commit` throws
+ * fails the whole group.
+ */
+export class GroupCommit<S> {
   private group: {
     fn: (s: S) => unknown
     resolve: (value: unknown) => void
     reject: (err: unknown) => void
   }[] = []
+
+  constructor(private readonly commit: (run: (s: S) => GroupOutcome[]) => Promise<GroupOutcome[]>) {}
+
+  add<T>(fn: (s: S) => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.group.push({ fn, resolve: resolve as (value: unknown) => void, reject })
+      if (this.group.length === 1) setImmediate(() => void this.flush())
+    })
+  }
+
+  private async flush(): Promise<void> {
+    const batch = this.group
+    this.group = []
+    let outcomes: GroupOutcome[]
+    try {
+      outcomes = await this.commit((s) =>
+        batch.map((item): GroupOutcome => {
+          try {
+            return { ok: true, value: item.fn(s) }
+          } catch (error) {
+            if (error instanceof AppError) return { ok: false, error }
+            throw error
+          }
+        }),
+      )
+    } catch (err) {
+      for (const item of batch) item.reject(err)
+      return
+    }
+    outcomes.forEach((outcome, i) => {
+      const item = batch[i]
+      if (!item) return
+      if (outcome.ok) item.resolve(outcome.value)
+      else item.reject(outcome.error)
+    })
+  }
+}
+
+export class PersistenceGuard<S> {
+  private failing = false
+  private readonly probe: () => void
+  private prepared: S | undefined
+  private readonly grouped = new GroupCommit<S>(async (run) => this.write(run))
 
   constructor(
     readonly db: Db,
@@ -81,37 +129,7 @@ export class PersistenceGuard<S> {
    * writes anything; a storage failure fails the whole group with 503.
    */
   writeGrouped<T>(fn: (s: S) => T): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.group.push({ fn, resolve: resolve as (value: unknown) => void, reject })
-      if (this.group.length === 1) setImmediate(() => this.flushGroup())
-    })
-  }
-
-  private flushGroup(): void {
-    const batch = this.group
-    this.group = []
-    let outcomes: Outcome[]
-    try {
-      outcomes = this.write((s) =>
-        batch.map((item): Outcome => {
-          try {
-            return { ok: true, value: item.fn(s) }
-          } catch (error) {
-            if (error instanceof AppError) return { ok: false, error }
-            throw error
-          }
-        }),
-      )
-    } catch (err) {
-      for (const item of batch) item.reject(err)
-      return
-    }
-    outcomes.forEach((outcome, i) => {
-      const item = batch[i]
-      if (!item) return
-      if (outcome.ok) item.resolve(outcome.value)
-      else item.reject(outcome.error)
-    })
+    return this.grouped.add(fn)
   }
 
   private guard<T>(fn: () => T): T {
@@ -162,8 +180,16 @@ export class StorageGuard {
   }
 
   /** One write transaction; a refusal (AppError) thrown inside rolls it back and passes through. */
-  async write<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
-    const result = await this.guard(() => this.storage.transaction(fn))
+  write<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
+    return this.writeWith(() => this.storage.transaction(fn))
+  }
+
+  /**
+   * Writing work of the unit's own under the same guard (a hot path on `storage.embedded`,
+   * `runIdempotent`): a failure is the 503 and degrades readiness, a success clears it as `write` does.
+   */
+  async writeWith<T>(fn: () => Promise<T>): Promise<T> {
+    const result = await this.guard(fn)
     this.failing = false
     return result
   }

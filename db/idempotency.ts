@@ -252,15 +252,29 @@ function syncKeys(s: IdempotencyStatements): KeySteps {
   }
 }
 
+const upsert = (tx: Sql, row: typeof idempotencyKeys.$inferInsert) =>
+  tx
+    .insert(idempotencyKeys)
+    .values(row)
+    .onConflictDoUpdate({ target: [idempotencyKeys.scope, idempotencyKeys.key], set: upsertSet })
+    .run()
+
+/**
+ * Remember the answer inside the caller's storage transaction, the one that made the effect, so
+ * that the effect and its answer commit together (`runIdempotent` saves it again afterwards).
+ */
+export async function saveAnswerIn(
+  tx: Sql,
+  req: IdempotencyRequest,
+  response: StoredResponse,
+  at: string,
+): Promise<void> {
+  await upsert(tx, answerRow(req, response, at))
+}
+
 function storageKeys(storage: Storage): KeySteps {
   const byKey = (req: Pick<IdempotencyRequest, 'scope' | 'key'>) =>
     and(eq(idempotencyKeys.scope, req.scope), eq(idempotencyKeys.key, req.key))
-  const upsert = (tx: Sql, row: typeof idempotencyKeys.$inferInsert) =>
-    tx
-      .insert(idempotencyKeys)
-      .values(row)
-      .onConflictDoUpdate({ target: [idempotencyKeys.scope, idempotencyKeys.key], set: upsertSet })
-      .run()
   return {
     claimUnlessAnswered: (req, t, lockMs) =>
       storage.transaction(async (tx) => {

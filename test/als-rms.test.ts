@@ -13,7 +13,7 @@ let rmsUnit: TestUnit<unknown>
 let rmsPort = 0
 let alsUnit: Als
 
-beforeAll(() => {
+beforeAll(async () => {
   const port = freePort()
   const envs = suiteEnv(['als', 'rms'], { SVC_SUITE_PORT_OFFSET: String(port - 18086) })
   const rmsEnv = envs.rms ?? {}
@@ -24,7 +24,7 @@ beforeAll(() => {
   rmsPort = Number(rmsEnv.PORT)
   rmsUnit.app.listen({ port: rmsPort, hostname: '127.0.0.1' })
   const alsEnv = envs.als ?? {}
-  alsUnit = bootAls({
+  alsUnit = await bootAls({
     SVC_RMS_URL: alsEnv.SVC_RMS_URL,
     SVC_RMS_TOKEN: alsEnv.SVC_RMS_TOKEN,
     ALS_SERVICE_MODE: 'promotion_enabled',

@@ -6,8 +6,17 @@
  * writebacks join here when PWS lands.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { count, eq } from 'drizzle-orm'
 import { raceIdempotent, raceVersioned } from '../test/race.ts'
-import { approvedProposal, bootAls, type FakeLane, fakeLane, laneEnv } from '../units/als/testing.ts'
+import { transitions } from '../units/als/tables.ts'
+import {
+  type Als,
+  approvedProposal,
+  bootAls,
+  type FakeLane,
+  fakeLane,
+  laneEnv,
+} from '../units/als/testing.ts'
 import { rolloutCount } from '../units/rms/store.ts'
 import { bearer, bootLocal, TOKENS } from '../units/rms/testing.ts'
 
@@ -18,16 +27,13 @@ beforeAll(() => {
 })
 afterAll(() => lane.peer.stop())
 
-const transitionsTo = (u: ReturnType<typeof bootAls>, state: string) =>
-  (
-    u.database.sqlite.query('SELECT count(*) AS n FROM als_transitions WHERE to_state = ?').get(state) as {
-      n: number
-    }
-  ).n
+const transitionsTo = async (u: Als, state: string) =>
+  (await u.storage.db.select({ n: count() }).from(transitions).where(eq(transitions.toState, state)).get())
+    ?.n ?? 0
 
 describe('ALS idempotency keys under concurrency', () => {
   test('activate: one activation, identical answers', async () => {
-    const u = bootAls({ ALS_SERVICE_MODE: 'promotion_enabled', ...laneEnv(lane) })
+    const u = await bootAls({ ALS_SERVICE_MODE: 'promotion_enabled', ...laneEnv(lane) })
     try {
       const id = await approvedProposal(u, lane)
       const { answers } = await raceIdempotent(
@@ -46,7 +52,7 @@ describe('ALS idempotency keys under concurrency', () => {
   })
 
   test('rollback: one rollback, identical answers', async () => {
-    const u = bootAls({ ALS_SERVICE_MODE: 'promotion_enabled', ...laneEnv(lane) })
+    const u = await bootAls({ ALS_SERVICE_MODE: 'promotion_enabled', ...laneEnv(lane) })
     try {
       const id = await approvedProposal(u, lane)
       const act = await u.send('POST', '/api/v1/learning/promotions/activate', {

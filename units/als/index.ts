@@ -48,6 +48,7 @@ export const als: HttpUnit = defineUnit({
     'Signals intake, replay evaluation against threshold contracts, and governed promotion proposals (propose, approve-check against the RMS approval lane, activate, rollback).',
   env,
   migrations,
+  libsql: true,
   validate(config) {
     const problems: string[] = []
     if (config.SVC_RMS_TOKEN && !config.SVC_RMS_URL) {
@@ -68,7 +69,7 @@ export const als: HttpUnit = defineUnit({
       ctx.log,
     )
     const deps: AlsDeps = {
-      persistence: new Persistence(ctx.db, ctx.sqlite, (err) =>
+      persistence: new Persistence(ctx.storage, (err) =>
         ctx.log.error({ err: (err as Error)?.message }, 'persistence failure'),
       ),
       settings: {

@@ -1,6 +1,13 @@
 /** Fixtures shared by ALS's tests: request bodies, a fake PRS matrix and a fake RMS approval lane. */
 import { expect } from 'bun:test'
-import { bootForTest, type FakePeer, fakePeer, type Json, json, type TestUnit } from '../../test/harness.ts'
+import {
+  bootForTestAsync,
+  type FakePeer,
+  fakePeer,
+  type Json,
+  json,
+  type TestUnit,
+} from '../../test/harness.ts'
 import { als } from './index.ts'
 import type { Approval } from './rules/approval.ts'
 
@@ -9,7 +16,7 @@ export type Env = Record<string, string | undefined>
 
 export const RMS_TOKEN = 'rms-lane-token-for-tests'
 
-export const bootAls = (env: Env = {}): Als => bootForTest(als, env) as Als
+export const bootAls = async (env: Env = {}): Promise<Als> => (await bootForTestAsync(als, env)) as Als
 
 let traceSeq = 0
 export function traceBody(overrides: Record<string, unknown> = {}) {

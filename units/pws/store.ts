@@ -3,8 +3,10 @@
  * already await, ready for an async storage driver); writes that must see and change state
  * together run in one IMMEDIATE transaction with a synchronous callback.
  */
-import { and, asc, count, eq, gt, lt, or, sql } from 'drizzle-orm'
+import { and, asc, count, desc, eq, gt, isNotNull, lt, ne, or, sql } from 'drizzle-orm'
 import type { Db } from '../../db/sqlite.ts'
+import type { TaskCount } from './rules/summary.ts'
+import { type LifecycleInput, lifecycleCutoffs } from './rules/tasks.ts'
 import {
   agents,
   cycles,
@@ -586,10 +588,38 @@ export async function takeOidcLogin(db: Db, state: string): Promise<OidcLoginRow
 }
 
 /** What the active-workflow summary reads of every task: a narrow row, so 10 000 tasks stay cheap. */
-export async function summaryTasks(db: Db, projectId: string) {
-  return db
+const CASE_LINKED = 'case_linked_work'
+
+export interface SummaryFacts {
+  counts: TaskCount[]
+  /** The 20 most recently updated case-linked tasks, latest first. */
+  latestCaseLinked: (LifecycleInput & { taskKey: string })[]
+  duplicateAttachment: boolean
+  missingSources: number
+  actionableReviews: number
+}
+
+/**
+ * What the active workflow summary reads of a project's tasks and pull requests, counted by the
+ * database: one pass over the covering index `pws_tasks_summary` in its own order (no sort, no
+ * table rows); the other four are index lookups, or one pass over the project's tasks for the 20
+ * latest case-linked ones, so the summary never maps a row per task into JavaScript.
+ */
+export async function summaryFacts(db: Db, projectId: string, nowMs: number): Promise<SummaryFacts> {
+  const cutoffs = lifecycleCutoffs(nowMs)
+  const ofProject = eq(tasks.projectId, projectId)
+  // In the column order of the index pws_tasks_summary, so SQLite groups as it scans.
+  const alike = [
+    tasks.lane,
+    tasks.workClass,
+    tasks.workflowState,
+    tasks.externalTruth,
+    tasks.externalTruthState,
+    tasks.partialVisibility,
+    tasks.missingContext,
+  ] as const
+  const counts = await db
     .select({
-      taskKey: tasks.taskKey,
       lane: tasks.lane,
       workClass: tasks.workClass,
       workflowState: tasks.workflowState,
@@ -597,11 +627,72 @@ export async function summaryTasks(db: Db, projectId: string) {
       externalTruthState: tasks.externalTruthState,
       partialVisibility: tasks.partialVisibility,
       missingContext: tasks.missingContext,
-      sourceReferenceType: tasks.sourceReferenceType,
-      sourceReference: tasks.sourceReference,
+      n: count(),
+      beforeStale: sql<number>`sum(${tasks.updatedAt} < ${cutoffs.stale})`,
+      beforeArchive: sql<number>`sum(${tasks.updatedAt} < ${cutoffs.archive})`,
+    })
+    .from(tasks)
+    .where(ofProject)
+    .groupBy(...alike)
+    .all()
+  const latest = await db
+    .select({
+      taskKey: tasks.taskKey,
+      lane: tasks.lane,
+      workflowState: tasks.workflowState,
+      externalTruth: tasks.externalTruth,
+      externalTruthState: tasks.externalTruthState,
       updatedAt: tasks.updatedAt,
     })
     .from(tasks)
-    .where(eq(tasks.projectId, projectId))
+    .where(and(ofProject, eq(tasks.workClass, CASE_LINKED)))
+    .orderBy(desc(tasks.updatedAt))
+    .limit(20)
     .all()
+  const duplicate = await db
+    .select({ n: count() })
+    .from(tasks)
+    .where(and(ofProject, isNotNull(tasks.sourceReference), ne(tasks.sourceReferenceType, 'native')))
+    .groupBy(tasks.sourceReferenceType, tasks.sourceReference)
+    .having(gt(count(), 1))
+    .limit(1)
+    .get()
+  // A task linked to `provider:external_id` of a pull request PWS no longer has.
+  const ref = tasks.sourceReference
+  const missing = await db
+    .select({ n: count() })
+    .from(tasks)
+    .where(
+      and(
+        ofProject,
+        eq(tasks.sourceReferenceType, 'pull_request'),
+        ne(ref, ''),
+        sql`not exists (select 1 from ${deliveryItems} d where d.project_id = ${projectId}
+          and d.kind = 'pull_request'
+          and d.provider = substr(${ref}, 1, instr(${ref}, ':') - 1)
+          and d.external_id = substr(${ref}, instr(${ref}, ':') + 1))`,
+      ),
+    )
+    .get()
+  // isActionableReview of rules/delivery.ts: open, not a draft, not approved.
+  const actionable = await db
+    .select({ n: count() })
+    .from(deliveryItems)
+    .where(
+      and(
+        eq(deliveryItems.projectId, projectId),
+        eq(deliveryItems.kind, 'pull_request'),
+        eq(deliveryItems.state, 'open'),
+        sql`not coalesce(json_extract(${deliveryItems.data}, '$.draft'), 0)`,
+        sql`coalesce(json_extract(${deliveryItems.data}, '$.review_decision'), '') <> 'approved'`,
+      ),
+    )
+    .get()
+  return {
+    counts,
+    latestCaseLinked: latest,
+    duplicateAttachment: duplicate !== undefined,
+    missingSources: missing?.n ?? 0,
+    actionableReviews: actionable?.n ?? 0,
+  }
 }

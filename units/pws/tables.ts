@@ -64,6 +64,20 @@ export const tasks = sqliteTable(
     primaryKey({ columns: [t.projectId, t.taskKey] }),
     index('pws_tasks_lane').on(t.projectId, t.lane),
     index('pws_tasks_source').on(t.projectId, t.sourceReferenceType, t.sourceReference),
+    // The active workflow summary counts tasks in one scan of this index (store.ts summaryFacts).
+    // Every task write updates it (about 40 µs more per commit measured here), so it stays the
+    // only one the summary adds.
+    index('pws_tasks_summary').on(
+      t.projectId,
+      t.lane,
+      t.workClass,
+      t.workflowState,
+      t.externalTruth,
+      t.externalTruthState,
+      t.partialVisibility,
+      t.missingContext,
+      t.updatedAt,
+    ),
   ],
 )
 

@@ -41,14 +41,14 @@ afterEach(async () => {
   await unit?.dispose()
   unit = undefined
 })
-const boot = (env: Env = {}) => {
-  unit = bootAls({ ALS_SERVICE_MODE: 'promotion_enabled', ...laneEnv(lane), ...env })
+const boot = async (env: Env = {}) => {
+  unit = await bootAls({ ALS_SERVICE_MODE: 'promotion_enabled', ...laneEnv(lane), ...env })
   return unit
 }
 
 describe('POST promotions/propose', () => {
   test('creates a proposal with the spec outputs and recomputable hashes', async () => {
-    const u = boot()
+    const u = await boot()
     const body = directBody()
     const r = await ok(await u.send('POST', PROPOSE, body))
     expect(Value.Check(ProposeResponse, r)).toBe(true)
@@ -67,12 +67,14 @@ describe('POST promotions/propose', () => {
   })
 
   test('a replay verdict other than accept requires revalidation', async () => {
-    const r = await ok(await boot().send('POST', PROPOSE, directBody({ replay_verdict: 'inconclusive' })))
+    const r = await ok(
+      await (await boot()).send('POST', PROPOSE, directBody({ replay_verdict: 'inconclusive' })),
+    )
     expect(r.revalidate_required).toBe(true)
   })
 
   test('422 requested_mode_not_promotable for a requested warmup or observe_only mode', async () => {
-    const u = boot()
+    const u = await boot()
     for (const mode of ['warmup', 'observe_only']) {
       await refused(
         await u.send('POST', PROPOSE, directBody({ service_mode: mode })),
@@ -84,7 +86,7 @@ describe('POST promotions/propose', () => {
 
   test('422 service_mode_not_promotable when the service runs in warmup or observe_only', async () => {
     for (const mode of ['warmup', 'observe_only']) {
-      const u = boot({ ALS_SERVICE_MODE: mode })
+      const u = await boot({ ALS_SERVICE_MODE: mode })
       await refused(await u.send('POST', PROPOSE, directBody()), 422, 'service_mode_not_promotable')
       await u.dispose()
       unit = undefined
@@ -92,7 +94,7 @@ describe('POST promotions/propose', () => {
   })
 
   test('422 for blocked targets and risk combinations, each with its own code', async () => {
-    const u = boot()
+    const u = await boot()
     await refused(await u.send('POST', PROPOSE, directBody({ no_learn: true })), 422, 'no_learn_target')
     await refused(
       await u.send('POST', PROPOSE, directBody({ security_critical: true })),
@@ -125,7 +127,7 @@ describe('POST promotions/propose', () => {
 
 describe('POST promotions/approve-check against the RMS approval lane', () => {
   test('an approved, fresh, matching approval approves the proposal and sends the bearer token', async () => {
-    const u = boot()
+    const u = await boot()
     const p = await proposeFromEvidence(u)
     const approvalId = lane.approve(p.proposal_id)
     const before = lane.peer.requests.length
@@ -151,7 +153,7 @@ describe('POST promotions/approve-check against the RMS approval lane', () => {
   })
 
   test('422 proposal_not_found and invalid_transition', async () => {
-    const u = boot()
+    const u = await boot()
     await refused(
       await u.send('POST', CHECK, { proposal_id: 'nope', approval_id: 'a' }),
       422,
@@ -175,7 +177,7 @@ describe('POST promotions/approve-check against the RMS approval lane', () => {
   ]
   for (const [name, make, code] of refusals) {
     test(`fails closed when the approval is ${name}: 422 ${code}, proposal unchanged`, async () => {
-      const u = boot()
+      const u = await boot()
       const p = await proposeFromEvidence(u)
       const approvalId = make(p.proposal_id)
       const r = await refused(
@@ -204,7 +206,7 @@ describe('POST promotions/approve-check against the RMS approval lane', () => {
   }
 
   test('a rejection is recorded: the proposal becomes rejected (terminal)', async () => {
-    const u = boot()
+    const u = await boot()
     const p = await proposeFromEvidence(u)
     const approvalId = lane.approve(p.proposal_id, { decision: 'rejected', human_approved: false })
     const r = await refused(
@@ -222,7 +224,7 @@ describe('POST promotions/approve-check against the RMS approval lane', () => {
   })
 
   test('approved → approved: a fresh re-check keeps the approval; approved → rejected when the lane rejects', async () => {
-    const u = boot()
+    const u = await boot()
     const id = await approvedProposal(u, lane)
     const approvalId = (await ok(await u.request(proposalPath(id)))).approval_id
     const again = await ok(await u.send('POST', CHECK, { proposal_id: id, approval_id: approvalId }))
@@ -248,7 +250,7 @@ describe('POST promotions/approve-check against the RMS approval lane', () => {
   })
 
   test('a stale approval withdraws an earlier approval: approved → proposed, stale_invalidated', async () => {
-    const u = boot()
+    const u = await boot()
     const id = await approvedProposal(u, lane)
     const approvalId = (await ok(await u.request(proposalPath(id)))).approval_id
     const approval = lane.approvals.get(approvalId)
@@ -273,7 +275,7 @@ describe('POST promotions/approve-check against the RMS approval lane', () => {
   })
 
   test('503 approval_lane_unavailable when RMS is down, not configured, or refuses the token', async () => {
-    const down = boot({ SVC_RMS_URL: `http://127.0.0.1:${freePort()}` })
+    const down = await boot({ SVC_RMS_URL: `http://127.0.0.1:${freePort()}` })
     const p = await proposeFromEvidence(down)
     const r = await refused(
       await down.send('POST', CHECK, { proposal_id: p.proposal_id, approval_id: 'x' }),
@@ -284,7 +286,7 @@ describe('POST promotions/approve-check against the RMS approval lane', () => {
     expect((await ok(await down.request(proposalPath(p.proposal_id)))).proposal_state).toBe('proposed')
     await down.dispose()
 
-    const unset = boot({ SVC_RMS_URL: undefined, SVC_RMS_TOKEN: undefined })
+    const unset = await boot({ SVC_RMS_URL: undefined, SVC_RMS_TOKEN: undefined })
     const q = await proposeFromEvidence(unset)
     const n = await refused(
       await unset.send('POST', CHECK, { proposal_id: q.proposal_id, approval_id: 'x' }),
@@ -294,7 +296,7 @@ describe('POST promotions/approve-check against the RMS approval lane', () => {
     expect(n.error.details.reason).toBe('not_configured')
     await unset.dispose()
 
-    const wrongToken = boot({ SVC_RMS_TOKEN: 'wrong' })
+    const wrongToken = await boot({ SVC_RMS_TOKEN: 'wrong' })
     const w = await proposeFromEvidence(wrongToken)
     const id = lane.approve(w.proposal_id)
     const b = await refused(
@@ -308,7 +310,7 @@ describe('POST promotions/approve-check against the RMS approval lane', () => {
 
 describe('POST promotions/activate', () => {
   test('activates an approved proposal with runtime state before and after', async () => {
-    const u = boot()
+    const u = await boot()
     const id = await approvedProposal(u, lane)
     const r = await ok(await u.send('POST', ACTIVATE, { proposal_id: id, idempotency_key: 'act-1' }))
     expect(Value.Check(ActivateResponse, r)).toBe(true)
@@ -326,7 +328,7 @@ describe('POST promotions/activate', () => {
   })
 
   test('is idempotent per key: the repeat is byte-identical and changes nothing', async () => {
-    const u = boot({ ALS_PROMOTION_VELOCITY_MAX: '1' })
+    const u = await boot({ ALS_PROMOTION_VELOCITY_MAX: '1' })
     const id = await approvedProposal(u, lane)
     const first = await u.send('POST', ACTIVATE, { proposal_id: id, idempotency_key: 'same-key' })
     const firstText = await first.text()
@@ -348,7 +350,7 @@ describe('POST promotions/activate', () => {
   })
 
   test('409 idempotency_key_reused for the same key on another proposal; a new key on an activated proposal is 422', async () => {
-    const u = boot()
+    const u = await boot()
     const a = await approvedProposal(u, lane, { target_id: 'a' })
     const b = await approvedProposal(u, lane, { target_id: 'b' })
     await ok(await u.send('POST', ACTIVATE, { proposal_id: a, idempotency_key: 'shared' }))
@@ -365,7 +367,7 @@ describe('POST promotions/activate', () => {
   })
 
   test('422 service_mode_not_promotable when the service is not effectively promotion_enabled', async () => {
-    let u = boot()
+    let u = await boot()
     const id = await approvedProposal(u, lane)
     u = await u.restart({ ALS_SERVICE_MODE: 'observe_only' })
     unit = u
@@ -377,7 +379,7 @@ describe('POST promotions/activate', () => {
   })
 
   test('422 proposal_not_found and approvals_missing', async () => {
-    const u = boot()
+    const u = await boot()
     await refused(
       await u.send('POST', ACTIVATE, { proposal_id: 'nope', idempotency_key: 'k1' }),
       422,
@@ -392,7 +394,7 @@ describe('POST promotions/activate', () => {
   })
 
   test('422 conflicting_active_candidate while another candidate is active on the target', async () => {
-    const u = boot()
+    const u = await boot()
     const first = await approvedProposal(u, lane)
     const second = await approvedProposal(u, lane, { candidate_decision: { route: 'c' } })
     await ok(await u.send('POST', ACTIVATE, { proposal_id: first, idempotency_key: 'c1' }))
@@ -409,7 +411,7 @@ describe('POST promotions/activate', () => {
   })
 
   test('422 promotion_velocity_breaker_active past the activations allowed in the window, also after restart', async () => {
-    let u = boot({ ALS_PROMOTION_VELOCITY_MAX: '2' })
+    let u = await boot({ ALS_PROMOTION_VELOCITY_MAX: '2' })
     const a = await approvedProposal(u, lane, { target_id: 'v1' })
     const b = await approvedProposal(u, lane, { target_id: 'v2' })
     const c = await approvedProposal(u, lane, { target_id: 'v3' })
@@ -434,7 +436,7 @@ describe('POST promotions/activate', () => {
 
 describe('POST promotions/rollback', () => {
   test('restores the runtime state from before the activation; idempotent per key', async () => {
-    const u = boot()
+    const u = await boot()
     const id = await approvedProposal(u, lane)
     const act = await ok(await u.send('POST', ACTIVATE, { proposal_id: id, idempotency_key: 'a' }))
     const res = await u.send('POST', ROLLBACK, {
@@ -469,7 +471,7 @@ describe('POST promotions/rollback', () => {
   })
 
   test('422 proposal_not_activated (and proposal_not_found); 400 without a reason', async () => {
-    const u = boot()
+    const u = await boot()
     const p = await proposeFromEvidence(u)
     await refused(
       await u.send('POST', ROLLBACK, { proposal_id: p.proposal_id, idempotency_key: 'x', reason: 'r' }),
@@ -494,7 +496,7 @@ describe('POST promotions/rollback', () => {
   })
 
   test('is allowed in observe_only: rolling back only ever undoes', async () => {
-    let u = boot()
+    let u = await boot()
     const id = await approvedProposal(u, lane)
     await ok(await u.send('POST', ACTIVATE, { proposal_id: id, idempotency_key: 'a' }))
     u = await u.restart({ ALS_SERVICE_MODE: 'observe_only' })
@@ -508,7 +510,7 @@ describe('POST promotions/rollback', () => {
 
 describe('oscillation', () => {
   test('re-proposing a candidate that was activated and rolled back is flagged', async () => {
-    const u = boot({ ALS_OSCILLATION_MIN_REVERSALS: '2' })
+    const u = await boot({ ALS_OSCILLATION_MIN_REVERSALS: '2' })
     const id = await approvedProposal(u, lane)
     await ok(await u.send('POST', ACTIVATE, { proposal_id: id, idempotency_key: 'o1' }))
     await ok(await u.send('POST', ROLLBACK, { proposal_id: id, idempotency_key: 'o2', reason: 'flip' }))
@@ -525,7 +527,7 @@ describe('oscillation', () => {
 
 describe('the whole lifecycle survives restarts', () => {
   test('run, replay, proposal, approval, activation, rollback and idempotency keys persist', async () => {
-    let u = boot()
+    let u = await boot()
     const run = await recordRun(u)
     const p = await ok(
       await u.send('POST', '/api/v1/learning/replay/propose-from-evidence', evidenceBody(run.run_id)),
@@ -563,6 +565,6 @@ describe('the whole lifecycle survives restarts', () => {
   })
 
   test('404 proposal_not_found for GET of an unknown proposal', async () => {
-    await refused(await boot().request(proposalPath('nope')), 404, 'proposal_not_found')
+    await refused(await (await boot()).request(proposalPath('nope')), 404, 'proposal_not_found')
   })
 })

@@ -21,15 +21,15 @@ afterEach(async () => {
   await unit?.dispose()
   unit = undefined
 })
-const boot = (env: Env = {}) => {
-  unit = bootAls(env)
+const boot = async (env: Env = {}) => {
+  unit = await bootAls(env)
   return unit
 }
 
 describe('POST replay/evaluate', () => {
   test('accepts a candidate within bounds and better than the baseline', async () => {
     const body = evaluateBody()
-    const r = await ok(await boot().send('POST', EVALUATE, body))
+    const r = await ok(await (await boot()).send('POST', EVALUATE, body))
     expect(Value.Check(ReplayEvaluateResponse, r)).toBe(true)
     expect(r).toMatchObject({ verdict: 'accept', threshold_pass: true, regression_free: true })
     expect(r.candidate_hash).toBe(
@@ -52,7 +52,7 @@ describe('POST replay/evaluate', () => {
   })
 
   test('rejects a candidate out of bounds, inconclusive on dissimilar workloads', async () => {
-    const u = boot()
+    const u = await boot()
     const out = await ok(
       await u.send('POST', EVALUATE, evaluateBody({ candidate_metrics: { accuracy: 0.5, latency_ms: 1 } })),
     )
@@ -62,7 +62,7 @@ describe('POST replay/evaluate', () => {
   })
 
   test('400 invalid_threshold_contract for min > max; 400 for an empty bound', async () => {
-    const u = boot()
+    const u = await boot()
     await refused(
       await u.send('POST', EVALUATE, evaluateBody({ threshold_contract: { a: { min: 2, max: 1 } } })),
       400,
@@ -78,16 +78,16 @@ describe('POST replay/evaluate', () => {
   test('422 weight_training_disabled when ALS_WEIGHT_TRAINING_ENABLED=false', async () => {
     const body = evaluateBody({ target_type: 'weight_training_candidate' })
     await refused(
-      await boot({ ALS_WEIGHT_TRAINING_ENABLED: 'false' }).send('POST', EVALUATE, body),
+      await (await boot({ ALS_WEIGHT_TRAINING_ENABLED: 'false' })).send('POST', EVALUATE, body),
       422,
       'weight_training_disabled',
     )
     await unit?.dispose()
-    await ok(await boot().send('POST', EVALUATE, body))
+    await ok(await (await boot()).send('POST', EVALUATE, body))
   })
 
   test('422 replay_budget_exhausted past the rolling-hour budget, still so after a restart', async () => {
-    let u = boot({ ALS_REPLAY_BUDGET: '2' })
+    let u = await boot({ ALS_REPLAY_BUDGET: '2' })
     await ok(await u.send('POST', EVALUATE, evaluateBody()))
     await ok(await u.send('POST', EVALUATE, evaluateBody()))
     const body = await refused(await u.send('POST', EVALUATE, evaluateBody()), 422, 'replay_budget_exhausted')
@@ -108,7 +108,7 @@ describe('POST replay/evaluate', () => {
 
 describe('POST replay/propose-from-evidence', () => {
   test('creates a replay and a proposal from a run that emitted a signal', async () => {
-    const u = boot()
+    const u = await boot()
     const run = await recordRun(u)
     const body = evidenceBody(run.run_id)
     const r = await ok(await u.send('POST', EVIDENCE, body))
@@ -152,14 +152,14 @@ describe('POST replay/propose-from-evidence', () => {
   })
 
   test('422 source_run_missing and source_run_no_signal', async () => {
-    const u = boot()
+    const u = await boot()
     await refused(await u.send('POST', EVIDENCE, evidenceBody('no-such-run')), 422, 'source_run_missing')
     const quiet = await recordRun(u, { outcome: 'success' })
     await refused(await u.send('POST', EVIDENCE, evidenceBody(quiet.run_id)), 422, 'source_run_no_signal')
   })
 
   test('422 decisions_identical compares canonical JSON', async () => {
-    const u = boot()
+    const u = await boot()
     const run = await recordRun(u)
     const body = evidenceBody(run.run_id, {
       current_decision: { a: 1, b: 2 },
@@ -169,7 +169,7 @@ describe('POST replay/propose-from-evidence', () => {
   })
 
   test('422 baseline_validity_stale outside the window; 400 for an inverted window', async () => {
-    const u = boot()
+    const u = await boot()
     const run = await recordRun(u)
     const past = { valid_from: '2020-01-01T00:00:00.000Z', valid_until: '2021-01-01T00:00:00.000Z' }
     await refused(
@@ -192,14 +192,14 @@ describe('POST replay/propose-from-evidence', () => {
   })
 
   test('422 source_evidence_stale once the run is older than ALS_EVIDENCE_MAX_AGE_S', async () => {
-    const u = boot({ ALS_EVIDENCE_MAX_AGE_S: '1' })
+    const u = await boot({ ALS_EVIDENCE_MAX_AGE_S: '1' })
     const run = await recordRun(u)
     await Bun.sleep(1100)
     await refused(await u.send('POST', EVIDENCE, evidenceBody(run.run_id)), 422, 'source_evidence_stale')
   })
 
   test('422 replay_rejected_candidate keeps the replay and names it', async () => {
-    const u = boot()
+    const u = await boot()
     const run = await recordRun(u)
     const body = evidenceBody(run.run_id, {
       replay_metrics: { baseline_metrics: { accuracy: 0.8 }, candidate_metrics: { accuracy: 0.7 } },
@@ -213,7 +213,7 @@ describe('POST replay/propose-from-evidence', () => {
   })
 
   test('422 weight_training_disabled and replay_budget_exhausted apply to evidence replays too', async () => {
-    const u = boot({ ALS_WEIGHT_TRAINING_ENABLED: 'false', ALS_REPLAY_BUDGET: '1' })
+    const u = await boot({ ALS_WEIGHT_TRAINING_ENABLED: 'false', ALS_REPLAY_BUDGET: '1' })
     const run = await recordRun(u)
     await refused(
       await u.send('POST', EVIDENCE, evidenceBody(run.run_id, { target_type: 'weight_training_candidate' })),
@@ -226,7 +226,7 @@ describe('POST replay/propose-from-evidence', () => {
   })
 
   test('400 decision_too_deep for decisions nested past the limit', async () => {
-    const u = boot()
+    const u = await boot()
     const run = await recordRun(u)
     let deep: unknown = 'x'
     for (let i = 0; i < 40; i++) deep = { d: deep }

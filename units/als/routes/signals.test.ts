@@ -10,14 +10,14 @@ afterEach(async () => {
   await unit?.dispose()
   unit = undefined
 })
-const boot = (env: Env = {}) => {
-  unit = bootAls(env)
+const boot = async (env: Env = {}) => {
+  unit = await bootAls(env)
   return unit
 }
 
 describe('POST signals/intake', () => {
   test('records a run with the spec fields and recomputable hashes', async () => {
-    const u = boot()
+    const u = await boot()
     const body = traceBody({ outcome: 'failure', guardrail_decision: 'WARN' })
     const run = await ok(await u.send('POST', INTAKE, body))
     expect(Value.Check(IntakeResponse, run)).toBe(true)
@@ -44,22 +44,22 @@ describe('POST signals/intake', () => {
   })
 
   test('a low-priority trace is recorded without a signal', async () => {
-    const run = await recordRun(boot(), { outcome: 'success' })
+    const run = await recordRun(await boot(), { outcome: 'success' })
     expect(run).toMatchObject({ state: 'recorded', signal_emitted: false, priority_score: 0 })
   })
 
   test('warmup records runs but emits no signal', async () => {
-    const run = await recordRun(boot({ ALS_SERVICE_MODE: 'warmup' }), { outcome: 'failure' })
+    const run = await recordRun(await boot({ ALS_SERVICE_MODE: 'warmup' }), { outcome: 'failure' })
     expect(run).toMatchObject({ state: 'recorded', signal_emitted: false, sampled_in: true })
   })
 
   test('sampling is deterministic: rate 0 samples everything out', async () => {
-    const run = await recordRun(boot({ ALS_SAMPLE_RATE: '0' }))
+    const run = await recordRun(await boot({ ALS_SAMPLE_RATE: '0' }))
     expect(run).toMatchObject({ sampled_in: false, signal_emitted: false, state: 'recorded' })
   })
 
   test('422 guardrail_blocked for guardrail decision BLOCK, nothing stored', async () => {
-    const u = boot()
+    const u = await boot()
     const body = traceBody({ guardrail_decision: 'BLOCK' })
     await refused(await u.send('POST', INTAKE, body), 422, 'guardrail_blocked')
     // The same trace is still unknown: it can be sent again with another decision.
@@ -67,7 +67,7 @@ describe('POST signals/intake', () => {
   })
 
   test('422 security_critical_trace names the no-learn families', async () => {
-    const u = boot()
+    const u = await boot()
     const res = await u.send(
       'POST',
       INTAKE,
@@ -78,7 +78,7 @@ describe('POST signals/intake', () => {
   })
 
   test('422 tenant_inconsistent when a trace_id or a correlation_id is already under another tenant', async () => {
-    const u = boot()
+    const u = await boot()
     const first = traceBody({ tenant_ref: 'tenant-a' })
     await ok(await u.send('POST', INTAKE, first))
     const sameTrace = await refused(
@@ -108,7 +108,7 @@ describe('POST signals/intake', () => {
   })
 
   test('the same trace again returns the stored run; other fields for it are a 409', async () => {
-    const u = boot()
+    const u = await boot()
     const body = traceBody()
     const first = await ok(await u.send('POST', INTAKE, body))
     const again = await ok(await u.send('POST', INTAKE, body))
@@ -121,7 +121,7 @@ describe('POST signals/intake', () => {
   })
 
   test('bad input is a 4xx envelope, never a 5xx', async () => {
-    const u = boot()
+    const u = await boot()
     await refused(
       await u.send('POST', INTAKE, { ...traceBody(), outcome: 'great' }),
       400,
@@ -174,7 +174,7 @@ describe('POST signals/intake', () => {
 
 describe('group commit of concurrent intakes', () => {
   test('concurrent intakes each get their own answer after one shared commit; duplicates and conflicts inside a group hold', async () => {
-    const u = boot()
+    const u = await boot()
     const bodies = Array.from({ length: 40 }, () => traceBody())
     const dup = bodies[0]!
     const clash = traceBody({ tenant_ref: 'tenant-z', correlation_id: dup.correlation_id })
@@ -195,8 +195,8 @@ describe('group commit of concurrent intakes', () => {
   })
 
   test('a storage failure fails the whole group with 503', async () => {
-    const u = boot()
-    u.database.sqlite.close()
+    const u = await boot()
+    await u.storage.close()
     const answers = await Promise.all([traceBody(), traceBody()].map((b) => u.send('POST', INTAKE, b)))
     for (const res of answers) await refused(res, 503, 'persistence_unavailable')
   })
@@ -204,7 +204,7 @@ describe('group commit of concurrent intakes', () => {
 
 describe('GET runs/{run_id}', () => {
   test('returns the stored run, also after a restart', async () => {
-    let u = boot()
+    let u = await boot()
     const body = traceBody()
     const run = await ok(await u.send('POST', INTAKE, body))
     u = await u.restart()
@@ -215,6 +215,6 @@ describe('GET runs/{run_id}', () => {
   })
 
   test('404 run_not_found for an unknown run', async () => {
-    await refused(await boot().request('/api/v1/learning/runs/nope'), 404, 'run_not_found')
+    await refused(await (await boot()).request('/api/v1/learning/runs/nope'), 404, 'run_not_found')
   })
 })

@@ -24,8 +24,8 @@ afterEach(async () => {
   unit = undefined
   for (const stop of stops.splice(0)) stop()
 })
-const boot = (env: Env = {}) => {
-  unit = bootAls(env)
+const boot = async (env: Env = {}) => {
+  unit = await bootAls(env)
   return unit
 }
 const prs = (matrix?: unknown) => {
@@ -36,13 +36,13 @@ const prs = (matrix?: unknown) => {
 
 describe('self-description', () => {
   test('GET /health is exactly {status: ok, service: als}', async () => {
-    const res = await boot().request('/health')
+    const res = await (await boot()).request('/health')
     expect(res.status).toBe(200)
     expect(await res.json()).toEqual({ status: 'ok', service: 'als' })
   })
 
   test('GET /version carries the version and the effective service mode', async () => {
-    const v = await ok(await boot({ ALS_SERVICE_MODE: 'promotion_enabled' }).request('/version'))
+    const v = await ok(await (await boot({ ALS_SERVICE_MODE: 'promotion_enabled' })).request('/version'))
     expect(Value.Check(VersionResponse, v)).toBe(true)
     expect(v).toMatchObject({
       service: 'als',
@@ -53,7 +53,7 @@ describe('self-description', () => {
   })
 
   test('GET /platform-manifest.json is built from units/als/contract.json', async () => {
-    const m = await ok(await boot().request('/platform-manifest.json'))
+    const m = await ok(await (await boot()).request('/platform-manifest.json'))
     expect(m.unit).toBe('als')
     expect(m.registry).toEqual({ owner: 'repository', contract_file: 'units/als/contract.json' })
     expect(m.consumer_families).toEqual(['registry.contract_matrix', 'execution.approval_lane'])
@@ -61,7 +61,7 @@ describe('self-description', () => {
   })
 
   test('the OpenAPI document lists every ALS route with the spec field names', async () => {
-    const doc = await ok(await boot().request('/openapi.json'))
+    const doc = await ok(await (await boot()).request('/openapi.json'))
     const paths = Object.keys(doc.paths)
     for (const p of [
       '/health',
@@ -90,7 +90,7 @@ describe('self-description', () => {
 describe('readiness and PRS family truth', () => {
   test('ready with persistence and a fresh PRS matrix; families come from PRS only, deduplicated', async () => {
     const peer = prs()
-    const u = boot({ SVC_REGISTRY_URL: peer.url })
+    const u = await boot({ SVC_REGISTRY_URL: peer.url })
     const view = await ok(await u.request('/api/v1/learning/contracts'))
     expect(Value.Check(ContractsView, view)).toBe(true)
     expect(view.producer_families).toEqual(['learning.signals', 'registry.contract_matrix'])
@@ -119,7 +119,7 @@ describe('readiness and PRS family truth', () => {
   })
 
   test('PRS unreachable: degraded, no family invented, and /ready never waits for PRS', async () => {
-    const u = boot({ SVC_REGISTRY_URL: `http://127.0.0.1:${freePort()}` })
+    const u = await boot({ SVC_REGISTRY_URL: `http://127.0.0.1:${freePort()}` })
     const view = await ok(await u.request('/api/v1/learning/contracts'))
     expect(view.producer_families).toEqual([])
     expect(view.consumer_families).toEqual([])
@@ -141,7 +141,7 @@ describe('readiness and PRS family truth', () => {
       return json(MATRIX)
     })
     stops.push(hanging.stop)
-    const u = boot({ SVC_REGISTRY_URL: hanging.url, ALS_PEER_TIMEOUT_MS: '300' })
+    const u = await boot({ SVC_REGISTRY_URL: hanging.url, ALS_PEER_TIMEOUT_MS: '300' })
     for (const task of u.background) task.start()
     let t = performance.now()
     expect((await ok(await u.request('/ready'))).status).toBe('degraded')
@@ -156,14 +156,14 @@ describe('readiness and PRS family truth', () => {
 
   test('PRS answering off contract counts as unavailable', async () => {
     const peer = prs({ producer_families: 'not-an-array', version: 1 })
-    const u = boot({ SVC_REGISTRY_URL: peer.url })
+    const u = await boot({ SVC_REGISTRY_URL: peer.url })
     const view = await ok(await u.request('/api/v1/learning/contracts'))
     expect(view.producer_families).toEqual([])
     expect((await ok(await u.request('/ready'))).platform_alignment.last_error).toContain('bad_body')
   })
 
   test('SVC_REGISTRY_URL unset: degraded with state not_configured', async () => {
-    const ready = await ok(await boot().request('/ready'))
+    const ready = await ok(await (await boot()).request('/ready'))
     expect(ready).toMatchObject({
       status: 'degraded',
       platform_alignment: { family_state: 'not_configured', registry_configured: false },
@@ -172,7 +172,7 @@ describe('readiness and PRS family truth', () => {
 
   test('cached families outlive a PRS outage only up to the max age', async () => {
     const peer = prs()
-    const u = boot({ SVC_REGISTRY_URL: peer.url, ALS_REGISTRY_MAX_AGE_S: '1' })
+    const u = await boot({ SVC_REGISTRY_URL: peer.url, ALS_REGISTRY_MAX_AGE_S: '1' })
     expect((await ok(await u.request('/api/v1/learning/contracts'))).producer_families).toHaveLength(2)
     peer.stop()
     expect((await ok(await u.request('/ready'))).status).toBe('ready')
@@ -187,7 +187,7 @@ describe('readiness and PRS family truth', () => {
 
   test('the background task fetches the matrix on start', async () => {
     const peer = prs()
-    const u = boot({ SVC_REGISTRY_URL: peer.url })
+    const u = await boot({ SVC_REGISTRY_URL: peer.url })
     for (const task of u.background) task.start()
     for (let i = 0; i < 50 && peer.requests.length === 0; i++) await Bun.sleep(10)
     for (let i = 0; i < 50; i++) {
@@ -200,7 +200,7 @@ describe('readiness and PRS family truth', () => {
 
   test('weight training disabled shows in the contracts view', async () => {
     const view = await ok(
-      await boot({ ALS_WEIGHT_TRAINING_ENABLED: 'false' }).request('/api/v1/learning/contracts'),
+      await (await boot({ ALS_WEIGHT_TRAINING_ENABLED: 'false' })).request('/api/v1/learning/contracts'),
     )
     expect(view.target_types).toContainEqual({ target_type: 'weight_training_candidate', enabled: false })
   })
@@ -209,7 +209,7 @@ describe('readiness and PRS family truth', () => {
 describe('/metrics', () => {
   test('service mode, persistence and learning counters; svc_metrics_degraded only while degraded', async () => {
     const peer = prs()
-    const u = boot({ SVC_REGISTRY_URL: peer.url, ALS_SERVICE_MODE: 'promotion_enabled' })
+    const u = await boot({ SVC_REGISTRY_URL: peer.url, ALS_SERVICE_MODE: 'promotion_enabled' })
     await ok(await u.request('/api/v1/learning/contracts'))
     const run = await recordRun(u)
     await ok(await u.send('POST', '/api/v1/learning/replay/propose-from-evidence', evidenceBody(run.run_id)))
@@ -229,7 +229,7 @@ describe('/metrics', () => {
     expect(text).toContain('svc_als_replay_budget{kind="used",unit="als"} 1')
     expect(text).not.toContain('svc_metrics_degraded')
     peer.stop()
-    const stale = bootAls({ SVC_REGISTRY_URL: peer.url })
+    const stale = await bootAls({ SVC_REGISTRY_URL: peer.url })
     stops.push(() => void stale.dispose())
     const degraded = await (await stale.request('/metrics')).text()
     expect(degraded).toContain('svc_metrics_degraded{reason="registry_unavailable",unit="als"} 1')
@@ -239,10 +239,10 @@ describe('/metrics', () => {
 describe('persistence loss', () => {
   test('forces warmup, degrades /ready and /metrics quickly, refuses writes with 503, keeps /health', async () => {
     const peer = prs()
-    const u = boot({ SVC_REGISTRY_URL: peer.url, ALS_SERVICE_MODE: 'promotion_enabled' })
+    const u = await boot({ SVC_REGISTRY_URL: peer.url, ALS_SERVICE_MODE: 'promotion_enabled' })
     await ok(await u.request('/api/v1/learning/contracts'))
     const run = await recordRun(u)
-    u.database.sqlite.close()
+    await u.storage.close()
 
     const started = performance.now()
     const ready = await ok(await u.request('/ready'))

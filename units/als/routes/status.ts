@@ -31,10 +31,10 @@ export const statusRoutes = ({ deps, manifest, registry, metrics }: StatusRouteD
     })
     .get(
       '/version',
-      () => ({
+      async () => ({
         service: 'als' as const,
         version: deps.version,
-        effective_service_mode: effectiveMode(deps.settings.serviceMode, deps.persistence.ready()),
+        effective_service_mode: effectiveMode(deps.settings.serviceMode, await deps.persistence.ready()),
         configured_service_mode: deps.settings.serviceMode,
         commit: buildCommit(),
       }),
@@ -51,7 +51,7 @@ export const statusRoutes = ({ deps, manifest, registry, metrics }: StatusRouteD
     .get(
       '/metrics',
       async () => {
-        const snap = statusSnapshot(deps)
+        const snap = await statusSnapshot(deps)
         const reasons: string[] = []
         if (!snap.persistenceReady) reasons.push('persistence_unavailable')
         if (snap.families.state !== 'fresh') reasons.push(`registry_${snap.families.state}`)

@@ -1,7 +1,12 @@
 import type { Static } from 'elysia'
 import { AppError, conflict, notFound, unavailable, unprocessable } from '../../../common/errors.ts'
 import { newId } from '../../../common/time.ts'
-import { requestFingerprint } from '../../../db/idempotency.ts'
+import {
+  requestFingerprint,
+  runIdempotent,
+  type StoredResponse,
+  saveAnswerIn,
+} from '../../../db/idempotency.ts'
 import { fetchApproval } from '../lane.ts'
 import type {
   ActivateRequest,
@@ -29,7 +34,6 @@ import { canApply, type ProposalState } from '../rules/states.ts'
 import {
   countActivationsSince,
   findActiveOnTarget,
-  findIdempotent,
   findProposal,
   findRuntimeTarget,
   insertProposal,
@@ -37,8 +41,8 @@ import {
   type NewProposal,
   type ProposalRow,
   type Q,
-  saveIdempotent,
   saveRuntimeTarget,
+  storedAnswer,
   type Tx,
   targetChangesSince,
   updateProposal,
@@ -65,8 +69,13 @@ type NewProposalInput = Pick<
 const proposalNotFound = () => unprocessable('proposal_not_found', 'No proposal has this proposal_id.')
 
 /** What a target runs with now: its stored row, or (never activated) the caller's current decision. */
-function currentRuntime(q: Q, targetType: string, targetId: string, fallbackDecision: unknown): RuntimeState {
-  const row = findRuntimeTarget(q, targetType, targetId)
+async function currentRuntime(
+  q: Q,
+  targetType: string,
+  targetId: string,
+  fallbackDecision: unknown,
+): Promise<RuntimeState> {
+  const row = await findRuntimeTarget(q, targetType, targetId)
   return {
     target_type: targetType,
     target_id: targetId,
@@ -77,8 +86,8 @@ function currentRuntime(q: Q, targetType: string, targetId: string, fallbackDeci
 }
 
 /** The target's runtime state keys inside the oscillation window, oldest first, ending with the current one. */
-function stateHistory(deps: AlsDeps, q: Q, current: RuntimeState, now: number): string[] {
-  const changes = targetChangesSince(
+async function stateHistory(deps: AlsDeps, q: Q, current: RuntimeState, now: number): Promise<string[]> {
+  const changes = await targetChangesSince(
     q,
     current.target_type,
     current.target_id,
@@ -90,14 +99,19 @@ function stateHistory(deps: AlsDeps, q: Q, current: RuntimeState, now: number): 
 }
 
 /** Insert a proposal in state `proposed`, with its oscillation verdict. Runs inside a write. */
-export function createProposal(deps: AlsDeps, tx: Tx, now: number, input: NewProposalInput): ProposalRow {
-  const current = currentRuntime(tx, input.targetType, input.targetId, input.currentDecision)
+export async function createProposal(
+  deps: AlsDeps,
+  tx: Tx,
+  now: number,
+  input: NewProposalInput,
+): Promise<ProposalRow> {
+  const current = await currentRuntime(tx, input.targetType, input.targetId, input.currentDecision)
   const next = runtimeStateKey({
     candidate_hash: input.candidateHash,
     decision: input.candidateDecision ?? null,
   })
   const oscillation = detectOscillation(
-    stateHistory(deps, tx, current, now),
+    await stateHistory(deps, tx, current, now),
     next,
     deps.settings.oscillationMinReversals,
   )
@@ -129,8 +143,8 @@ export function createProposal(deps: AlsDeps, tx: Tx, now: number, input: NewPro
     createdAt: at,
     updatedAt: at,
   }
-  insertProposal(tx, row)
-  insertTransition(tx, {
+  await insertProposal(tx, row)
+  await insertTransition(tx, {
     proposalId: row.proposalId,
     targetType: row.targetType,
     targetId: row.targetId,
@@ -147,7 +161,10 @@ export function createProposal(deps: AlsDeps, tx: Tx, now: number, input: NewPro
  * promotion_enabled, the service's own mode is not, the target is no-learn, security-critical,
  * or a blocked target/risk combination, or weight training is disabled.
  */
-export function propose(deps: AlsDeps, body: Static<typeof ProposeRequest>): Static<typeof ProposeResponse> {
+export async function propose(
+  deps: AlsDeps,
+  body: Static<typeof ProposeRequest>,
+): Promise<Static<typeof ProposeResponse>> {
   if (!promotionsAllowed(body.service_mode)) {
     throw unprocessable(
       'requested_mode_not_promotable',
@@ -163,7 +180,7 @@ export function propose(deps: AlsDeps, body: Static<typeof ProposeRequest>): Sta
   const block = proposalBlock(body)
   if (block) throw unprocessable(block.code, block.message)
   checkTargetEnabled(deps, body.target_type)
-  const row = deps.persistence.write((tx) =>
+  const row = await deps.persistence.write((tx) =>
     createProposal(deps, tx, deps.now(), {
       source: 'direct',
       runId: null,
@@ -201,8 +218,8 @@ function transition(
   to: ProposalState,
   at: string,
   keys: { before: string; after: string } | null = null,
-): void {
-  insertTransition(tx, {
+): Promise<void> {
+  return insertTransition(tx, {
     proposalId: p.proposalId,
     targetType: p.targetType,
     targetId: p.targetId,
@@ -227,7 +244,7 @@ export async function approveCheck(
   deps: AlsDeps,
   body: Static<typeof ApproveCheckRequest>,
 ): Promise<Static<typeof ApproveCheckResponse>> {
-  const before = deps.persistence.read((q) => findProposal(q, body.proposal_id))
+  const before = await deps.persistence.read((q) => findProposal(q, body.proposal_id))
   if (!before) throw proposalNotFound()
   if (!canApply(before.state, 'approve_check')) {
     throw unprocessable(
@@ -252,9 +269,9 @@ export async function approveCheck(
   }
   const approval = lane.kind === 'found' ? lane.approval : undefined
   const verdict = evaluateApproval(body.proposal_id, approval)
-  const result = deps.persistence.write((tx) => {
+  const result = await deps.persistence.write(async (tx) => {
     // The lane call awaited: read the proposal again inside the transaction.
-    const p = findProposal(tx, body.proposal_id)
+    const p = await findProposal(tx, body.proposal_id)
     if (!p) throw proposalNotFound()
     if (!canApply(p.state, 'approve_check')) {
       throw unprocessable('invalid_transition', `A proposal in state ${p.state} cannot be approval-checked.`)
@@ -264,7 +281,7 @@ export async function approveCheck(
     let staleInvalidated = false
     if (verdict.ok) {
       state = 'approved'
-      updateProposal(tx, p, {
+      await updateProposal(tx, p.proposalId, {
         state,
         approvalId: body.approval_id,
         policyApproved: true,
@@ -275,7 +292,7 @@ export async function approveCheck(
       })
     } else if (verdict.code === 'approval_rejected') {
       state = 'rejected'
-      updateProposal(tx, p, {
+      await updateProposal(tx, p.proposalId, {
         state,
         approvalId: body.approval_id,
         policyApproved: false,
@@ -286,7 +303,7 @@ export async function approveCheck(
     } else if (verdict.code === 'approval_stale') {
       staleInvalidated = true
       if (p.state === 'approved') state = 'proposed'
-      updateProposal(tx, p, {
+      await updateProposal(tx, p.proposalId, {
         state,
         policyApproved: false,
         humanApproved: false,
@@ -295,7 +312,7 @@ export async function approveCheck(
         updatedAt: at,
       })
     }
-    if (state !== p.state) transition(tx, p, 'approve_check', state, at)
+    if (state !== p.state) await transition(tx, p, 'approve_check', state, at)
     return {
       proposal_id: p.proposalId,
       approval_id: body.approval_id,
@@ -329,22 +346,48 @@ export async function approveCheck(
 
 type IdempotentOperation = 'activate' | 'rollback'
 
+const encodeAnswer = (answer: unknown): StoredResponse => ({
+  status: 200,
+  headers: {},
+  body: new TextEncoder().encode(JSON.stringify(answer)),
+})
+const decodeAnswer = <T>(body: Uint8Array): T => JSON.parse(new TextDecoder().decode(body)) as T
+
 /**
- * The stored first answer for a key, or undefined. The same key with another request (another
- * proposal, or for rollback another reason) is a 409.
+ * Run an activate or rollback at most once per idempotency key, through the shared key store
+ * (db/idempotency.ts on ctx.storage, so it also holds across processes on one database): the
+ * first successful answer is saved in the transaction that made the effect and replayed as is
+ * afterwards, changing nothing; refusals are not stored. The same key with another request
+ * (another proposal, or for rollback another reason) is a 409 idempotency_key_reused.
  */
-function priorAnswer<T>(tx: Tx, operation: IdempotentOperation, key: string, request: object): T | undefined {
-  const prior = findIdempotent(tx, { scope: operation, key, fingerprint: requestFingerprint(request) })
-  if (prior.state === 'new' || prior.state === 'in_flight') return undefined
-  const answer = JSON.parse(new TextDecoder().decode(prior.response.body)) as T & { proposal_id: string }
-  if (prior.state === 'conflict') {
+async function once<A extends { proposal_id: string }>(
+  deps: AlsDeps,
+  operation: IdempotentOperation,
+  body: { idempotency_key: string },
+  effect: (tx: Tx) => Promise<A>,
+): Promise<{ replayed: boolean; answer: A }> {
+  const req = { scope: operation, key: body.idempotency_key, fingerprint: requestFingerprint(body) }
+  try {
+    const result = await deps.persistence.writeWith(() =>
+      runIdempotent(deps.persistence.storage, req, async () => {
+        const answer = await deps.persistence.write(async (tx) => {
+          const a = await effect(tx)
+          await saveAnswerIn(tx, req, encodeAnswer(a), iso(deps.now()))
+          return a
+        })
+        return encodeAnswer(answer)
+      }),
+    )
+    return { replayed: result.replayed, answer: decodeAnswer<A>(result.response.body) }
+  } catch (err) {
+    if (!(err instanceof AppError) || err.errorCode !== 'idempotency_conflict') throw err
+    const stored = await deps.persistence.read((q) => storedAnswer(q, operation, body.idempotency_key))
     throw conflict(
       'idempotency_key_reused',
       `This idempotency key was used to ${operation} with another request.`,
-      { proposal_id: answer.proposal_id },
+      { proposal_id: stored ? decodeAnswer<{ proposal_id: string }>(stored).proposal_id : null },
     )
   }
-  return answer
 }
 
 /**
@@ -353,21 +396,19 @@ function priorAnswer<T>(tx: Tx, operation: IdempotentOperation, key: string, req
  * effectively promotion_enabled, unknown proposal, approvals missing, wrong state, another
  * candidate active on the target, velocity breaker active.
  */
-export function activate(
+export async function activate(
   deps: AlsDeps,
   body: Static<typeof ActivateRequest>,
-): Static<typeof ActivateResponse> {
+): Promise<Static<typeof ActivateResponse>> {
   type Answer = Static<typeof ActivateResponse>
-  const result = deps.persistence.write((tx) => {
-    const prior = priorAnswer<Answer>(tx, 'activate', body.idempotency_key, body)
-    if (prior) return { replayed: true, answer: prior }
+  const result = await once(deps, 'activate', body, async (tx): Promise<Answer> => {
     if (!promotionsAllowed(deps.settings.serviceMode)) {
       throw unprocessable(
         'service_mode_not_promotable',
         `The service runs in mode ${deps.settings.serviceMode}; activation needs promotion_enabled.`,
       )
     }
-    const p = findProposal(tx, body.proposal_id)
+    const p = await findProposal(tx, body.proposal_id)
     if (!p) throw proposalNotFound()
     if (p.state === 'proposed' || p.state === 'rejected') {
       throw unprocessable('approvals_missing', 'The proposal has not been approved by the approval lane.', {
@@ -380,14 +421,14 @@ export function activate(
     if (!p.policyApproved || !p.humanApproved) {
       throw unprocessable('approvals_missing', 'The proposal lacks the policy or the human approval.')
     }
-    const active = findActiveOnTarget(tx, p.targetType, p.targetId, p.proposalId)
+    const active = await findActiveOnTarget(tx, p.targetType, p.targetId, p.proposalId)
     if (active) {
       throw unprocessable('conflicting_active_candidate', 'Another candidate is active on this target.', {
         active_proposal_id: active.proposalId,
       })
     }
     const now = deps.now()
-    const recent = countActivationsSince(tx, iso(now - deps.settings.velocityWindowMs))
+    const recent = await countActivationsSince(tx, iso(now - deps.settings.velocityWindowMs))
     if (velocityBreakerActive(recent, deps.settings.velocityMax)) {
       throw unprocessable(
         'promotion_velocity_breaker_active',
@@ -400,7 +441,7 @@ export function activate(
       )
     }
     const at = iso(now)
-    const before = currentRuntime(tx, p.targetType, p.targetId, p.currentDecision)
+    const before = await currentRuntime(tx, p.targetType, p.targetId, p.currentDecision)
     const after: RuntimeState = {
       target_type: p.targetType,
       target_id: p.targetId,
@@ -408,12 +449,12 @@ export function activate(
       candidate_hash: p.candidateHash,
       decision: p.candidateDecision ?? null,
     }
-    saveRuntimeTarget(tx, after, at)
-    transition(tx, p, 'activate', 'activated', at, {
+    await saveRuntimeTarget(tx, after, at)
+    await transition(tx, p, 'activate', 'activated', at, {
       before: runtimeStateKey(before),
       after: runtimeStateKey(after),
     })
-    updateProposal(tx, p, {
+    await updateProposal(tx, p.proposalId, {
       state: 'activated',
       runtimeStateBefore: before,
       runtimeStateAfter: after,
@@ -427,13 +468,7 @@ export function activate(
       runtime_state_after: after,
       activated_at: at,
     }
-    saveIdempotent(
-      tx,
-      { scope: 'activate', key: body.idempotency_key, fingerprint: requestFingerprint(body) },
-      answer,
-      at,
-    )
-    return { replayed: false, answer }
+    return answer
   })
   deps.counters.activations.inc({ result: result.replayed ? 'replayed' : 'activated' })
   if (!result.replayed) deps.log.info({ proposal_id: body.proposal_id }, 'proposal activated')
@@ -445,15 +480,13 @@ export function activate(
  * ever undoes). The target gets back the runtime state recorded at activation; rollback_restored
  * says whether it did (false only when the target no longer ran this proposal).
  */
-export function rollback(
+export async function rollback(
   deps: AlsDeps,
   body: Static<typeof RollbackRequest>,
-): Static<typeof RollbackResponse> {
+): Promise<Static<typeof RollbackResponse>> {
   type Answer = Static<typeof RollbackResponse>
-  const result = deps.persistence.write((tx) => {
-    const prior = priorAnswer<Answer>(tx, 'rollback', body.idempotency_key, body)
-    if (prior) return { replayed: true, answer: prior }
-    const p = findProposal(tx, body.proposal_id)
+  const result = await once(deps, 'rollback', body, async (tx): Promise<Answer> => {
+    const p = await findProposal(tx, body.proposal_id)
     if (!p) throw proposalNotFound()
     if (p.state !== 'activated') {
       throw unprocessable('proposal_not_activated', `The proposal is ${p.state}, not activated.`, {
@@ -461,15 +494,15 @@ export function rollback(
       })
     }
     const at = iso(deps.now())
-    const current = currentRuntime(tx, p.targetType, p.targetId, null)
+    const current = await currentRuntime(tx, p.targetType, p.targetId, null)
     const restored = current.active_proposal_id === p.proposalId && p.runtimeStateBefore !== null
     const after = restored ? (p.runtimeStateBefore as RuntimeState) : current
-    if (restored) saveRuntimeTarget(tx, after, at)
-    transition(tx, p, 'rollback', 'rolled_back', at, {
+    if (restored) await saveRuntimeTarget(tx, after, at)
+    await transition(tx, p, 'rollback', 'rolled_back', at, {
       before: runtimeStateKey(current),
       after: runtimeStateKey(after),
     })
-    updateProposal(tx, p, {
+    await updateProposal(tx, p.proposalId, {
       state: 'rolled_back',
       rollbackReason: body.reason,
       rollbackRestored: restored,
@@ -484,13 +517,7 @@ export function rollback(
       runtime_state_after: after,
       rolled_back_at: at,
     }
-    saveIdempotent(
-      tx,
-      { scope: 'rollback', key: body.idempotency_key, fingerprint: requestFingerprint(body) },
-      answer,
-      at,
-    )
-    return { replayed: false, answer }
+    return answer
   })
   deps.counters.rollbacks.inc({ result: result.replayed ? 'replayed' : 'rolled_back' })
   if (!result.replayed) {
@@ -502,8 +529,8 @@ export function rollback(
   return result.answer
 }
 
-export function getProposal(deps: AlsDeps, proposalId: string): Static<typeof ProposalRecord> {
-  const p = deps.persistence.read((q) => findProposal(q, proposalId))
+export async function getProposal(deps: AlsDeps, proposalId: string): Promise<Static<typeof ProposalRecord>> {
+  const p = await deps.persistence.read((q) => findProposal(q, proposalId))
   if (!p) throw notFound('proposal_not_found', 'No proposal has this proposal_id.')
   return {
     proposal_id: p.proposalId,

@@ -34,9 +34,9 @@ function checkContract(contract: ReplayFields['threshold_contract']): void {
 }
 
 /** Take one slot of the rolling-hour replay budget, or refuse. Runs inside the write transaction. */
-function takeBudgetSlot(deps: AlsDeps, tx: Tx, now: number): void {
+async function takeBudgetSlot(deps: AlsDeps, tx: Tx, now: number): Promise<void> {
   const since = iso(now - REPLAY_BUDGET_WINDOW_MS)
-  const { count: used, oldest } = replaysSince(tx, since)
+  const { count: used, oldest } = await replaysSince(tx, since)
   if (used >= deps.settings.replayBudget) {
     throw unprocessable('replay_budget_exhausted', 'The replay budget of the rolling hour is used up.', {
       budget: deps.settings.replayBudget,
@@ -54,8 +54,8 @@ function storeReplay(
   hashes: { candidate: string; provenance: string },
   runId: string | null,
   at: string,
-): void {
-  insertReplay(tx, {
+): Promise<void> {
+  return insertReplay(tx, {
     replayId,
     runId,
     targetType: fields.target_type,
@@ -74,7 +74,10 @@ function storeReplay(
 }
 
 /** replay/evaluate: judge a candidate against its threshold contract; every evaluation is stored. */
-export function evaluateCandidate(deps: AlsDeps, body: EvaluateBody): Static<typeof ReplayEvaluateResponse> {
+export async function evaluateCandidate(
+  deps: AlsDeps,
+  body: EvaluateBody,
+): Promise<Static<typeof ReplayEvaluateResponse>> {
   checkContract(body.threshold_contract)
   checkTargetEnabled(deps, body.target_type)
   const evaluation = evaluateReplay(
@@ -85,10 +88,10 @@ export function evaluateCandidate(deps: AlsDeps, body: EvaluateBody): Static<typ
   )
   const hashes = { candidate: replayCandidateHash(body), provenance: replayProvenanceHash(body, null) }
   const replayId = newId()
-  deps.persistence.write((tx) => {
+  await deps.persistence.write(async (tx) => {
     const now = deps.now()
-    takeBudgetSlot(deps, tx, now)
-    storeReplay(tx, replayId, body, evaluation, hashes, null, iso(now))
+    await takeBudgetSlot(deps, tx, now)
+    await storeReplay(tx, replayId, body, evaluation, hashes, null, iso(now))
   })
   deps.counters.replays.inc({ verdict: evaluation.verdict })
   return {
@@ -110,10 +113,10 @@ export function evaluateCandidate(deps: AlsDeps, body: EvaluateBody): Static<typ
  * budget exhausted, replay rejects the candidate (the replay itself is kept and named).
  * The replay of a run's own workload is like-for-like, so workload_similar is true.
  */
-export function proposeFromEvidence(
+export async function proposeFromEvidence(
   deps: AlsDeps,
   body: EvidenceBody,
-): Static<typeof ProposeFromEvidenceResponse> {
+): Promise<Static<typeof ProposeFromEvidenceResponse>> {
   checkContract(body.threshold_contract)
   if (
     exceedsDepth(body.current_decision, LIMITS.decisionDepth) ||
@@ -143,9 +146,9 @@ export function proposeFromEvidence(
     fields.candidate_metrics,
     true,
   )
-  const outcome = deps.persistence.write((tx) => {
+  const outcome = await deps.persistence.write(async (tx) => {
     const now = deps.now()
-    const run = findRun(tx, body.run_id)
+    const run = await findRun(tx, body.run_id)
     if (!run) throw unprocessable('source_run_missing', 'No run has this run_id.')
     if (!run.signalEmitted)
       throw unprocessable('source_run_no_signal', 'The source run emitted no learning signal.')
@@ -164,15 +167,15 @@ export function proposeFromEvidence(
       })
     }
     checkTargetEnabled(deps, body.target_type)
-    takeBudgetSlot(deps, tx, now)
+    await takeBudgetSlot(deps, tx, now)
     const replayId = newId()
     const hashes = {
       candidate: replayCandidateHash(fields),
       provenance: replayProvenanceHash(fields, run.runHash),
     }
-    storeReplay(tx, replayId, fields, evaluation, hashes, run.runId, iso(now))
+    await storeReplay(tx, replayId, fields, evaluation, hashes, run.runId, iso(now))
     if (evaluation.verdict !== 'accept') return { accepted: false as const, replayId }
-    const proposal = createProposal(deps, tx, now, {
+    const proposal = await createProposal(deps, tx, now, {
       source: 'evidence',
       runId: run.runId,
       replayId,
@@ -186,7 +189,7 @@ export function proposeFromEvidence(
       provenanceHash: hashes.provenance,
       decisionDeltaHash: decisionDeltaHash(body),
     })
-    markRunProposed(tx, run.runId)
+    await markRunProposed(tx, run.runId)
     return { accepted: true as const, replayId, hashes, proposal }
   })
   deps.counters.replays.inc({ verdict: evaluation.verdict })

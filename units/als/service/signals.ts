@@ -4,7 +4,7 @@ import { newId } from '../../../common/time.ts'
 import type { IntakeRequest, IntakeResponse, RunRecord } from '../model.ts'
 import { runHash, runProvenanceHash, sampledIn } from '../rules/hashing.ts'
 import { emitsSignal, priorityScore, securityCriticalFamilies } from '../rules/intake.ts'
-import { findCorrelationElsewhere, findRun, findRunByTrace, insertRun, type RunRow } from '../store.ts'
+import { findRun, type RunRow } from '../store.ts'
 import { type AlsDeps, iso } from './deps.ts'
 
 type Intake = Static<typeof IntakeRequest>
@@ -43,8 +43,8 @@ function recordRun(deps: AlsDeps, body: Intake) {
   const sampled = sampledIn(body.tenant_ref, body.trace_id, deps.settings.sampleRate)
   const priority = priorityScore(body.outcome, body.guardrail_decision)
   const signal = emitsSignal(deps.settings.serviceMode, sampled, priority, deps.settings.signalMinPriority)
-  return deps.persistence.writeGrouped((tx) => {
-    const existing = findRunByTrace(tx, body.trace_id)
+  const keys = { traceId: body.trace_id, correlationId: body.correlation_id, tenantRef: body.tenant_ref }
+  return deps.persistence.recordIntake(keys, ({ existing, correlationElsewhere }) => {
     if (existing) {
       if (existing.tenantRef !== body.tenant_ref) throw tenantInconsistent({ field: 'trace_id' })
       if (existing.runHash !== hash) {
@@ -52,11 +52,9 @@ function recordRun(deps: AlsDeps, body: Intake) {
           run_id: existing.runId,
         })
       }
-      return { duplicate: true, run: runFields(existing) }
+      return { answer: { duplicate: true, run: runFields(existing) } }
     }
-    if (findCorrelationElsewhere(tx, body.correlation_id, body.tenant_ref)) {
-      throw tenantInconsistent({ field: 'correlation_id' })
-    }
+    if (correlationElsewhere) throw tenantInconsistent({ field: 'correlation_id' })
     const row = {
       runId: newId(),
       tenantRef: body.tenant_ref,
@@ -74,8 +72,7 @@ function recordRun(deps: AlsDeps, body: Intake) {
       serviceMode: deps.settings.serviceMode,
       recordedAt: iso(deps.now()),
     }
-    insertRun(tx, row)
-    return { duplicate: false, run: runFields(row) }
+    return { insert: row, answer: { duplicate: false, run: runFields(row) } }
   })
 }
 
@@ -91,8 +88,8 @@ function runFields(r: Pick<RunRow, keyof RunRow>): Static<typeof IntakeResponse>
   }
 }
 
-export function getRun(deps: AlsDeps, runId: string): Static<typeof RunRecord> {
-  const r = deps.persistence.read((q) => findRun(q, runId))
+export async function getRun(deps: AlsDeps, runId: string): Promise<Static<typeof RunRecord>> {
+  const r = await deps.persistence.read((q) => findRun(q, runId))
   if (!r) throw notFound('run_not_found', 'No run has this run_id.')
   return {
     ...runFields(r),

@@ -28,8 +28,8 @@ export interface StatusSnapshot {
  * Everything readiness and metrics report, from local state only: the database (local, never
  * hangs) and the cached PRS families. PRS is never called here.
  */
-export function statusSnapshot(deps: AlsDeps): StatusSnapshot {
-  let persistenceReady = deps.persistence.ready()
+export async function statusSnapshot(deps: AlsDeps): Promise<StatusSnapshot> {
+  let persistenceReady = await deps.persistence.ready()
   const s = deps.settings
   let queue: Static<typeof QueueDepth> = {
     runs_awaiting_proposal: null,
@@ -45,10 +45,10 @@ export function statusSnapshot(deps: AlsDeps): StatusSnapshot {
   let proposalsByState: Record<string, number> | null = null
   if (persistenceReady) {
     try {
-      queue = deps.persistence.read((q) => {
-        const byState = countProposalsByState(q)
-        const replays = replaysSince(q, iso(deps.now() - REPLAY_BUDGET_WINDOW_MS)).count
-        const runs = countRunsByState(q)
+      queue = await deps.persistence.read(async (q) => {
+        const byState = await countProposalsByState(q)
+        const replays = (await replaysSince(q, iso(deps.now() - REPLAY_BUDGET_WINDOW_MS))).count
+        const runs = await countRunsByState(q)
         runsByState = runs
         proposalsByState = byState
         return {
@@ -101,8 +101,8 @@ function alignment(deps: AlsDeps, f: FamilySnapshot): Static<typeof PlatformAlig
  * and fresh PRS family truth; anything else is `degraded` (still HTTP 200: it degrades, never errors).
  * Backpressure: persistence down, replay budget used up, or proposals awaiting approval at the high-water mark.
  */
-export function readiness(deps: AlsDeps): Static<typeof Readiness> {
-  const snap = statusSnapshot(deps)
+export async function readiness(deps: AlsDeps): Promise<Static<typeof Readiness>> {
+  const snap = await statusSnapshot(deps)
   const { queue } = snap
   const familiesOk = snap.families.state === 'fresh'
   const detail: string[] = []
@@ -161,7 +161,7 @@ export async function contractsView(deps: AlsDeps): Promise<Static<typeof Contra
     service: 'als',
     service_modes: [...SERVICE_MODES],
     configured_service_mode: s.serviceMode,
-    effective_service_mode: effectiveMode(s.serviceMode, deps.persistence.ready()),
+    effective_service_mode: effectiveMode(s.serviceMode, await deps.persistence.ready()),
     promotion_states: [...PROPOSAL_STATES],
     promotion_transitions: TRANSITIONS.map((t) => ({ ...t })),
     terminal_states: [...TERMINAL_STATES],

@@ -7,7 +7,10 @@ import {
   CASE_LINKED_SEMANTICS,
   isClosedSourceState,
   LIFECYCLE_STATES,
+  type LifecycleInput,
   type LifecycleState,
+  lifecycleCutoffs,
+  lifecycleOf,
   PRIORITY_ORDER,
   WORK_CLASSES,
 } from './tasks.ts'
@@ -16,24 +19,53 @@ import { GUARDRAIL_ACTIONS } from './versioning.ts'
 /** Repository inbound sync: webhooks first, a poll every 5 minutes as the fallback (spec, Limits). */
 export const GIT_POLL_FALLBACK_MINUTES = 5
 
-export interface SummaryTask {
-  taskKey: string
-  lane: string
+/**
+ * Tasks alike in every field the summary reads but their age, as the store counts them: how many,
+ * and how many of those were last updated before each of the two `lifecycleCutoffs`.
+ */
+export interface TaskCount extends Omit<LifecycleInput, 'updatedAt'> {
   workClass: string
-  workflowState: string
-  externalTruth: boolean
-  externalTruthState: string | null
   partialVisibility: boolean
   missingContext: boolean
-  sourceReferenceType: string
-  sourceReference: string | null
+  n: number
+  beforeStale: number
+  beforeArchive: number
+}
+
+/** Tasks alike in everything the summary reads, their lifecycle included, and how many. */
+export interface TaskGroup extends Omit<TaskCount, 'beforeStale' | 'beforeArchive'> {
   lifecycle: LifecycleState
-  updatedAt: string
+}
+
+/**
+ * Split the counts by lifecycle: `lifecycleOf` decides for each age band (updated since the stale
+ * cutoff, between the cutoffs, before the archive cutoff), on a moment inside that band, which is
+ * what it decides for every task in it.
+ */
+export function taskGroups(counts: TaskCount[], nowMs: number): TaskGroup[] {
+  const cutoffs = lifecycleCutoffs(nowMs)
+  const beforeArchive = new Date(Date.parse(cutoffs.archive) - 1).toISOString()
+  return counts.flatMap(({ beforeStale, beforeArchive: old, ...c }) =>
+    (
+      [
+        [cutoffs.stale, c.n - beforeStale],
+        [cutoffs.archive, beforeStale - old],
+        [beforeArchive, old],
+      ] as const
+    )
+      .filter(([, n]) => n > 0)
+      .map(([updatedAt, n]) => ({ ...c, n, lifecycle: lifecycleOf({ ...c, updatedAt }, nowMs) })),
+  )
 }
 
 export interface SummaryInput {
   project: { repoProvider: string | null; repoFullName: string | null }
-  tasks: SummaryTask[]
+  groups: TaskGroup[]
+  /** The 20 most recently updated case-linked tasks, latest first. */
+  latestCaseLinked: (LifecycleInput & { taskKey: string })[]
+  nowMs: number
+  /** Two tasks attached to the same outside item: work would be done twice. */
+  duplicateAttachment: boolean
   /** Source references (type:reference) that no longer exist at their source. */
   missingSources: number
   pages: { syncState: string }[]
@@ -44,6 +76,9 @@ export interface SummaryInput {
   contract: UnitContract
 }
 
+const total = (groups: TaskGroup[], where: (g: TaskGroup) => boolean) =>
+  groups.reduce((sum, g) => (where(g) ? sum + g.n : sum), 0)
+
 const WRITEBACK_RULES = [
   { name: 'expected_version_required' },
   { name: 'no_silent_overwrite' },
@@ -51,28 +86,17 @@ const WRITEBACK_RULES = [
   { name: 'conflict_returns_remediation' },
 ]
 
-export function consumerState(tasks: SummaryTask[]): 'healthy' | 'degraded' | 'blocked' {
-  if (tasks.some((t) => t.workflowState === 'conflicted')) return 'blocked'
-  const caseLinked = tasks.filter((t) => t.workClass === 'case_linked_work')
+export function consumerState(groups: TaskGroup[]): 'healthy' | 'degraded' | 'blocked' {
+  if (groups.some((g) => g.workflowState === 'conflicted')) return 'blocked'
   if (
-    caseLinked.some(
-      (t) => t.missingContext || t.partialVisibility || t.workflowState === 'verification_required',
+    groups.some(
+      (g) =>
+        g.workClass === 'case_linked_work' &&
+        (g.missingContext || g.partialVisibility || g.workflowState === 'verification_required'),
     )
   )
     return 'degraded'
   return 'healthy'
-}
-
-/** Two tasks attached to the same outside item: work would be done twice. */
-export function duplicateAttachmentRisk(tasks: SummaryTask[]): boolean {
-  const seen = new Set<string>()
-  for (const t of tasks) {
-    if (t.sourceReference === null || t.sourceReferenceType === 'native') continue
-    const key = `${t.sourceReferenceType}:${t.sourceReference}`
-    if (seen.has(key)) return true
-    seen.add(key)
-  }
-  return false
 }
 
 export function planningDrift(pages: { syncState: string }[], configured: boolean) {
@@ -81,36 +105,36 @@ export function planningDrift(pages: { syncState: string }[], configured: boolea
   return { state: drifted === 0 ? 'in_sync' : 'drifted', partial_visibility: false, drifted_pages: drifted }
 }
 
-export function externalTruthSummary(tasks: SummaryTask[]) {
-  const external = tasks.filter((t) => t.externalTruth)
-  if (external.length === 0) return { state: 'local_only', external_truth: false, external_task_count: 0 }
-  const open = external.filter((t) => !isClosedSourceState(t.externalTruthState)).length
+export function externalTruthSummary(groups: TaskGroup[]) {
+  const external = groups.filter((g) => g.externalTruth)
+  const count = total(external, () => true)
+  if (count === 0) return { state: 'local_only', external_truth: false, external_task_count: 0 }
   return {
-    state: external.some((t) => t.partialVisibility) ? 'partial' : 'tracked',
+    state: external.some((g) => g.partialVisibility) ? 'partial' : 'tracked',
     external_truth: true,
-    external_task_count: external.length,
-    open_at_source: open,
+    external_task_count: count,
+    open_at_source: total(external, (g) => !isClosedSourceState(g.externalTruthState)),
   }
 }
 
 /** Where work piles up: tasks per lane that are not simply active. */
-function failureHeatmap(tasks: SummaryTask[]) {
+function failureHeatmap(groups: TaskGroup[]) {
   const cells: Record<string, Record<string, number>> = {}
-  for (const t of tasks) {
-    if (t.lifecycle === 'active') continue
-    const lane = cells[t.lane] ?? {}
-    lane[t.lifecycle] = (lane[t.lifecycle] ?? 0) + 1
-    cells[t.lane] = lane
+  for (const g of groups) {
+    if (g.lifecycle === 'active') continue
+    const lane = cells[g.lane] ?? {}
+    lane[g.lifecycle] = (lane[g.lifecycle] ?? 0) + g.n
+    cells[g.lane] = lane
   }
   return { heatmap_mode: 'lane_by_lifecycle', cells }
 }
 
-function caseTimeline(tasks: SummaryTask[]) {
-  const entries = tasks
-    .filter((t) => t.workClass === 'case_linked_work')
-    .sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : -1))
-    .slice(0, 20)
-    .map((t) => ({ task_key: t.taskKey, lifecycle_state: t.lifecycle, updated_at: t.updatedAt }))
+function caseTimeline(latest: SummaryInput['latestCaseLinked'], nowMs: number) {
+  const entries = latest.map((t) => ({
+    task_key: t.taskKey,
+    lifecycle_state: lifecycleOf(t, nowMs),
+    updated_at: t.updatedAt,
+  }))
   return { timeline_mode: 'latest_first', entries }
 }
 
@@ -130,9 +154,9 @@ function combinationProfiles(contract: UnitContract) {
 }
 
 export function activeWorkflowSummary(input: SummaryInput) {
-  const { tasks } = input
+  const { groups } = input
   const bound = input.project.repoProvider !== null && input.project.repoFullName !== null
-  const state = consumerState(tasks)
+  const state = consumerState(groups)
   return {
     workspace_model: bound ? 'single_primary_repo' : 'unbound',
     primary_repo_ref: {
@@ -142,9 +166,7 @@ export function activeWorkflowSummary(input: SummaryInput) {
     supported_work_classes: [...WORK_CLASSES],
     state_contract: {
       priority_order: [...PRIORITY_ORDER],
-      counts: Object.fromEntries(
-        PRIORITY_ORDER.map((p) => [p, tasks.filter((t) => t.workflowState === p).length]),
-      ),
+      counts: Object.fromEntries(PRIORITY_ORDER.map((p) => [p, total(groups, (g) => g.workflowState === p)])),
     },
     mutation_contract: {
       requires_expected_version: true,
@@ -165,18 +187,18 @@ export function activeWorkflowSummary(input: SummaryInput) {
       case_linked_work_semantics: [...CASE_LINKED_SEMANTICS],
       lifecycle_states: [...LIFECYCLE_STATES],
       writeback_rules: WRITEBACK_RULES,
-      failure_heatmap: failureHeatmap(tasks),
-      case_timeline: caseTimeline(tasks),
+      failure_heatmap: failureHeatmap(groups),
+      case_timeline: caseTimeline(input.latestCaseLinked, input.nowMs),
     },
     platform_combination_profiles: combinationProfiles(input.contract),
     planning_platform_drift: planningDrift(input.pages, input.planningRepoConfigured),
-    external_truth_summary: externalTruthSummary(tasks),
+    external_truth_summary: externalTruthSummary(groups),
     case_linked_lifecycle: {
       states: [...LIFECYCLE_STATES],
       counts: Object.fromEntries(
         LIFECYCLE_STATES.map((s) => [
           s,
-          tasks.filter((t) => t.workClass === 'case_linked_work' && t.lifecycle === s).length,
+          total(groups, (g) => g.workClass === 'case_linked_work' && g.lifecycle === s),
         ]),
       ),
     },
@@ -184,7 +206,7 @@ export function activeWorkflowSummary(input: SummaryInput) {
       requires_expected_version: true,
       allowed_remediation_actions: [...GUARDRAIL_ACTIONS],
     },
-    workspace_risks: { duplicate_attachment_risk: duplicateAttachmentRisk(tasks) },
+    workspace_risks: { duplicate_attachment_risk: input.duplicateAttachment },
     lifecycle_visibility: { source_missing_count: input.missingSources },
     branch_pr_pressure: { actionable_review_pressure: input.actionableReviews },
   }

@@ -50,7 +50,15 @@ export function workflowStateFor(lane: string, current: string): string {
 }
 
 /** Source states that mean the outside case or item is finished. */
-const CLOSED_SOURCE_STATES = new Set(['closed', 'resolved', 'merged', 'cancelled', 'canceled', 'done'])
+export const CLOSED_SOURCE_STATE_LIST = [
+  'closed',
+  'resolved',
+  'merged',
+  'cancelled',
+  'canceled',
+  'done',
+] as const
+const CLOSED_SOURCE_STATES = new Set<string>(CLOSED_SOURCE_STATE_LIST)
 export const isClosedSourceState = (state: string | null) => state !== null && CLOSED_SOURCE_STATES.has(state)
 
 export interface LifecycleInput {
@@ -60,6 +68,16 @@ export interface LifecycleInput {
   externalTruthState: string | null
   updatedAt: string
 }
+
+/**
+ * The two moments `lifecycleOf` compares a task's `updatedAt` with (ISO strings, as stored, so the
+ * store can count in SQL): an open task updated before `stale` is stale, a done one updated
+ * before `archive` is archive-eligible. Tasks on the same side of both behave alike.
+ */
+export const lifecycleCutoffs = (nowMs: number) => ({
+  stale: new Date(nowMs - STALE_AFTER_DAYS * DAY_MS).toISOString(),
+  archive: new Date(nowMs - ARCHIVE_AFTER_DAYS * DAY_MS).toISOString(),
+})
 
 /** Where a task stands in its lifecycle (documented in docs/units/pws.md). */
 export function lifecycleOf(t: LifecycleInput, nowMs: number): LifecycleState {

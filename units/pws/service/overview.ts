@@ -1,61 +1,32 @@
 /** Project-level views: active workflow summary, doctor, operator dashboard. */
-import { isActionableReview, PROVIDERS, type PullRequestData } from '../rules/delivery.ts'
-import { activeWorkflowSummary, GIT_POLL_FALLBACK_MINUTES, type SummaryTask } from '../rules/summary.ts'
+import { PROVIDERS } from '../rules/delivery.ts'
+import { activeWorkflowSummary, GIT_POLL_FALLBACK_MINUTES, taskGroups } from '../rules/summary.ts'
 import { lifecycleOf } from '../rules/tasks.ts'
 import {
   allTasks,
   countOpenHandoffs,
-  type DeliveryRow,
-  deliveryOf,
   integrationStates,
   listCycles,
   listLanes,
   listPages,
   type ProjectRow,
-  summaryTasks,
+  summaryFacts,
 } from '../store.ts'
 import { iso, type PwsDeps } from './deps.ts'
 import { requireProject } from './projects.ts'
 
-type SummaryRow = Awaited<ReturnType<typeof summaryTasks>>[number]
-
-const summaryTask = (t: SummaryRow, now: number): SummaryTask => ({
-  taskKey: t.taskKey,
-  lane: t.lane,
-  workClass: t.workClass,
-  workflowState: t.workflowState,
-  externalTruth: t.externalTruth,
-  externalTruthState: t.externalTruthState,
-  partialVisibility: t.partialVisibility,
-  missingContext: t.missingContext,
-  sourceReferenceType: t.sourceReferenceType,
-  sourceReference: t.sourceReference,
-  lifecycle: lifecycleOf(t, now),
-  updatedAt: t.updatedAt,
-})
-
-/** Tasks linked to a pull request or branch that PWS no longer has from the provider. */
-function missingSourceCount(tasks: SummaryRow[], prs: DeliveryRow[]): number {
-  const linked = tasks.filter((t) => t.sourceReferenceType === 'pull_request' && t.sourceReference)
-  if (linked.length === 0) return 0
-  const known = new Set(prs.map((p) => `${p.provider}:${p.externalId}`))
-  return linked.filter((t) => !known.has(t.sourceReference as string)).length
-}
-
 export async function activeWorkflow(deps: PwsDeps, projectId: string) {
   const project = await requireProject(deps, projectId)
-  const now = deps.now()
-  const tasks = await summaryTasks(deps.db, projectId)
-  const prs = await deliveryOf(deps.db, projectId, 'pull_request')
+  const nowMs = deps.now()
+  const { counts, ...facts } = await summaryFacts(deps.db, projectId, nowMs)
   const cycles = await listCycles(deps.db, projectId)
   return activeWorkflowSummary({
     project,
-    tasks: tasks.map((t) => summaryTask(t, now)),
-    missingSources: missingSourceCount(tasks, prs),
+    groups: taskGroups(counts, nowMs),
+    ...facts,
+    nowMs,
     pages: await listPages(deps.db, projectId),
     planningRepoConfigured: deps.settings.planningRepo !== undefined,
-    actionableReviews: prs.filter((p) => isActionableReview(p.state, p.data as unknown as PullRequestData))
-      .length,
     activeCycleKey: cycles.find((c) => c.state === 'active')?.cycleKey ?? null,
     contract: deps.contract,
   })

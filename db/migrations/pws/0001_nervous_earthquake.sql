@@ -1,0 +1,1 @@
+CREATE INDEX `pws_tasks_summary` ON `pws_tasks` (`project_id`,`lane`,`work_class`,`workflow_state`,`external_truth`,`external_truth_state`,`partial_visibility`,`missing_context`,`updated_at`);
