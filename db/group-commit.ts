@@ -4,8 +4,8 @@
  * the commit that holds its rows, so an acknowledged write is never lost (and nothing is
  * acknowledged that a later rollback could undo). One commit per group instead of one per
  * request is what lets a write-per-request route keep up with a bare insert (EIS's webhooks,
- * the mailbox's publish). `PersistenceGuard.writeGrouped` is the same idea on the pre-storage
- * handle.
+ * the mailbox's publish). `SyncGroupCommit` (db/guard.ts) is the same idea for synchronous
+ * bodies on the embedded writer (ALS's intake, `PersistenceGuard.writeGrouped`).
  *
  * A work item that throws rolls the whole group back; then every item of the group runs again
  * in a transaction of its own, so one failing request (a refusal, a broken row) settles only its

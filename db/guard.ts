@@ -28,13 +28,15 @@ export interface GuardOptions<S> {
 export type GroupOutcome = { ok: true; value: unknown } | { ok: false; error: unknown }
 
 /**
- * Group commit: `add(fn)` queues a synchronous write and runs it with every other write queued
+ * Group commit of synchronous writes on the embedded writer: `add(fn)` queues a synchronous write and runs it with every other write queued
  * in the same event-loop turn, through `commit`, which runs the whole batch in one transaction;
  * each promise settles only after that transaction committed. A refusal (AppError) settles only
  * its own caller, so `fn` must refuse before it writes anything; anything else `commit` throws
- * fails the whole group.
+ * fails the whole group. The bodies never await, so they keep prepared statements at full speed
+ * (ALS's signals intake). `db/group-commit.ts` is the same idea for async bodies on
+ * `storage.transaction`, on either driver (EIS, the mailbox).
  */
-export class GroupCommit<S> {
+export class SyncGroupCommit<S> {
   private group: {
     fn: (s: S) => unknown
     resolve: (value: unknown) => void
@@ -82,7 +84,7 @@ export class PersistenceGuard<S> {
   private failing = false
   private readonly probe: () => void
   private prepared: S | undefined
-  private readonly grouped = new GroupCommit<S>(async (run) => this.write(run))
+  private readonly grouped = new SyncGroupCommit<S>(async (run) => this.write(run))
 
   constructor(
     readonly db: Db,

@@ -1,5 +1,5 @@
 import { and, asc, count, eq, gte, min, ne, sql } from 'drizzle-orm'
-import { GroupCommit, StorageGuard } from '../../db/guard.ts'
+import { StorageGuard, SyncGroupCommit } from '../../db/guard.ts'
 import { columnPlaceholders } from '../../db/prepared.ts'
 import type { Db } from '../../db/sqlite.ts'
 import type { Sql, Storage } from '../../db/storage.ts'
@@ -49,7 +49,7 @@ export type IntakeStep<T> = (found: IntakeFound) => { insert?: NewRun; answer: T
  * a 503 `persistence_unavailable` and is remembered for readiness.
  */
 export class Persistence extends StorageGuard {
-  private readonly intakes: GroupCommit<IntakeStatements> | undefined
+  private readonly intakes: SyncGroupCommit<IntakeStatements> | undefined
 
   constructor(storage: Storage, onFailure: (err: unknown) => void) {
     super(storage, {
@@ -59,7 +59,7 @@ export class Persistence extends StorageGuard {
     })
     const e = storage.embedded
     if (e) {
-      this.intakes = new GroupCommit((run) =>
+      this.intakes = new SyncGroupCommit((run) =>
         this.writeWith(() => e.write(() => run(intakeStatements(e.writerDb)))),
       )
     }
