@@ -1,4 +1,5 @@
 import { Elysia, t } from 'elysia'
+import { jsonView, jsonViews } from '../../../common/json-view.ts'
 import { PROMETHEUS_CONTENT_TYPE, type Registry } from '../../../common/metrics.ts'
 import { buildCommit } from '../../../common/version.ts'
 import { PlatformManifest, type shippedManifest } from '../manifest.ts'
@@ -15,8 +16,13 @@ export interface StatusRouteDeps {
   metrics: AlsMetrics
 }
 
-export const statusRoutes = ({ deps, manifest, registry, metrics }: StatusRouteDeps) =>
-  new Elysia({ name: 'als:status' })
+/** The one source of ALS's cached views: their variant (the effective mode, the families) says what changed. */
+const PROCESS = {}
+
+export const statusRoutes = ({ deps, manifest, registry, metrics }: StatusRouteDeps) => {
+  const versionView = jsonViews(VersionResponse)
+  const contractsViews = jsonViews(ContractsView)
+  return new Elysia({ name: 'als:status' })
     .get('/health', () => ({ status: 'ok' as const, service: 'als' as const }), {
       response: { 200: HealthResponse },
       detail: { summary: 'Liveness: always ok, even with persistence down' },
@@ -31,23 +37,40 @@ export const statusRoutes = ({ deps, manifest, registry, metrics }: StatusRouteD
     })
     .get(
       '/version',
-      async () => ({
-        service: 'als' as const,
-        version: deps.version,
-        effective_service_mode: effectiveMode(deps.settings.serviceMode, await deps.persistence.ready()),
-        configured_service_mode: deps.settings.serviceMode,
-        commit: buildCommit(),
-      }),
+      async ({ request }) => {
+        const mode = effectiveMode(deps.settings.serviceMode, await deps.persistence.ready())
+        return versionView(request, PROCESS, mode, () => ({
+          service: 'als' as const,
+          version: deps.version,
+          effective_service_mode: mode,
+          configured_service_mode: deps.settings.serviceMode,
+          commit: buildCommit(),
+        }))
+      },
       { response: { 200: VersionResponse }, detail: { summary: 'Version and effective service mode' } },
     )
-    .get('/platform-manifest.json', () => manifest, {
-      response: { 200: PlatformManifest },
-      detail: { summary: 'Shipped manifest (service metadata, not governance truth)' },
-    })
-    .get('/api/v1/learning/contracts', () => contractsView(deps), {
-      response: { 200: ContractsView },
-      detail: { summary: 'Derived contract status; families from the PRS matrix only' },
-    })
+    .get(
+      '/platform-manifest.json',
+      jsonView(PlatformManifest, () => manifest),
+      {
+        response: { 200: PlatformManifest },
+        detail: { summary: 'Shipped manifest (service metadata, not governance truth)' },
+      },
+    )
+    .get(
+      '/api/v1/learning/contracts',
+      async ({ request }) => {
+        // The view is fixed apart from the families and the effective mode: cached per their value.
+        const families = await deps.families.ensureFresh()
+        const mode = effectiveMode(deps.settings.serviceMode, await deps.persistence.ready())
+        const variant = JSON.stringify([mode, families])
+        return contractsViews(request, PROCESS, variant, () => contractsView(deps, families, mode))
+      },
+      {
+        response: { 200: ContractsView },
+        detail: { summary: 'Derived contract status; families from the PRS matrix only' },
+      },
+    )
     .get(
       '/metrics',
       async () => {
@@ -66,3 +89,4 @@ export const statusRoutes = ({ deps, manifest, registry, metrics }: StatusRouteD
         detail: { summary: 'Prometheus metrics; svc_metrics_degraded only while degraded' },
       },
     )
+}

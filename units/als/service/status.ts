@@ -154,14 +154,18 @@ const HASHES = {
 }
 
 /** The derived contract status: ALS's own vocabulary plus the families PRS vouches for now. */
-export async function contractsView(deps: AlsDeps): Promise<Static<typeof ContractsView>> {
-  const families = await deps.families.ensureFresh()
+/** The derived contract view, from the family snapshot and the effective mode read by the caller. */
+export function contractsView(
+  deps: AlsDeps,
+  families: FamilySnapshot,
+  effective: ServiceMode,
+): Static<typeof ContractsView> {
   const s = deps.settings
   return {
     service: 'als',
     service_modes: [...SERVICE_MODES],
     configured_service_mode: s.serviceMode,
-    effective_service_mode: effectiveMode(s.serviceMode, await deps.persistence.ready()),
+    effective_service_mode: effective,
     promotion_states: [...PROPOSAL_STATES],
     promotion_transitions: TRANSITIONS.map((t) => ({ ...t })),
     terminal_states: [...TERMINAL_STATES],
