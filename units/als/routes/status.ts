@@ -18,12 +18,13 @@ export interface StatusRouteDeps {
 
 /** The one source of ALS's cached views: their variant (the effective mode, the families) says what changed. */
 const PROCESS = {}
+const HEALTH = { status: 'ok' as const, service: 'als' as const }
 
 export const statusRoutes = ({ deps, manifest, registry, metrics }: StatusRouteDeps) => {
   const versionView = jsonViews(VersionResponse)
   const contractsViews = jsonViews(ContractsView)
   return new Elysia({ name: 'als:status' })
-    .get('/health', () => ({ status: 'ok' as const, service: 'als' as const }), {
+    .get('/health', jsonView(HealthResponse, () => HEALTH), {
       response: { 200: HealthResponse },
       detail: { summary: 'Liveness: always ok, even with persistence down' },
     })
