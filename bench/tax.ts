@@ -48,7 +48,7 @@ export const TAX_ROUTES: Record<string, TaxRoutes> = {
     probe: '/api/v1/health',
     env: { SVC_API_TOKEN: TOKEN },
     headers: { authorization: `Bearer ${TOKEN}` },
-    paths: ['/api/v1/health', '/api/v1/catalog/baseline/latest'],
+    paths: ['/api/v1/health', '/api/v1/workflow-context.schema.json'],
   },
   mailbox: { probe: '/healthz', paths: ['/healthz'] },
   prs: {
