@@ -10,7 +10,7 @@
  *   const outbox = createOutbox({ db, log, registry, targets: { 'event-sink': { url, timeoutMs } } })
  *   return { routes: routes.use(outboxRoutes(db, { path: '/api/v1/outbox' })), background: [outbox] }
  */
-import { and, asc, count, desc, eq, inArray, isNull, lte, min, or, sql } from 'drizzle-orm'
+import { and, asc, count, desc, eq, inArray, isNull, lte, min, or, type SQL, sql } from 'drizzle-orm'
 import { Elysia, t } from 'elysia'
 import { type Backoff, backoffDelayMs } from '../common/backoff.ts'
 import type { Logger } from '../common/logger.ts'
@@ -19,6 +19,7 @@ import { callPeer, type PeerFailure } from '../common/peer.ts'
 import { createPoller, type Poller, type PollerLease } from '../common/poller.ts'
 import { newId } from '../common/time.ts'
 import { newHolderId } from './lease.ts'
+import { perHandle } from './prepared.ts'
 import type { Db } from './sqlite.ts'
 import { asSql, isStorage, type Sql, type Storage, syncValue } from './storage.ts'
 import { outboxMessages } from './tables.ts'
@@ -202,23 +203,43 @@ export interface OutboxSummary {
   lastError: string | null
 }
 
+/**
+ * The summary's two reads, built and prepared once per reader handle: liveness routes read it on
+ * every probe, and building the queries cost ~140 µs a call (db/prepared.ts).
+ */
+const summaryStatements = perHandle((db: Sql) => {
+  const target = sql.placeholder('target')
+  const byState = (where: SQL | undefined) =>
+    db
+      .select({ state: outboxMessages.state, n: count(), oldest: min(outboxMessages.createdAt) })
+      .from(outboxMessages)
+      .where(where)
+      .groupBy(outboxMessages.state)
+      .prepare()
+  const lastError = (where: SQL | undefined) =>
+    db
+      .select({ e: outboxMessages.lastError })
+      .from(outboxMessages)
+      .where(and(where, eq(outboxMessages.state, 'pending')))
+      .orderBy(desc(outboxMessages.nextAttemptAt))
+      .limit(1)
+      .prepare()
+  return {
+    all: { byState: byState(undefined), last: lastError(undefined) },
+    target: {
+      byState: byState(eq(outboxMessages.target, target)),
+      last: lastError(eq(outboxMessages.target, target)),
+    },
+  }
+})
+
 export async function outboxSummary(d: OutboxDb, target?: string): Promise<OutboxSummary> {
-  const db = readerOf(d)
-  const ofTarget = target === undefined ? undefined : eq(outboxMessages.target, target)
-  const byState = await db
-    .select({ state: outboxMessages.state, n: count(), oldest: min(outboxMessages.createdAt) })
-    .from(outboxMessages)
-    .where(ofTarget)
-    .groupBy(outboxMessages.state)
-    .all()
+  const statements = summaryStatements(readerOf(d))
+  const q = target === undefined ? statements.all : statements.target
+  const values = { target }
+  const byState = await q.byState.all(values)
   const n = (s: OutboxState) => byState.find((r) => r.state === s)?.n ?? 0
-  const last = await db
-    .select({ e: outboxMessages.lastError })
-    .from(outboxMessages)
-    .where(and(ofTarget, eq(outboxMessages.state, 'pending')))
-    .orderBy(desc(outboxMessages.nextAttemptAt))
-    .limit(1)
-    .get()
+  const last = await q.last.get(values)
   return {
     pending: n('pending'),
     delivered: n('delivered'),
