@@ -172,12 +172,29 @@ export async function settleEventNow(
   await storage.transaction((tx) => settleEvent(tx, name, status, outcome, at))
 }
 
+/** The integration status's counts, prepared once per reader handle (the route is open and polled). */
+const statusStatements = perHandle((db: Sql) => {
+  const n = (table: SQLiteTable) => db.select({ n: count() }).from(table).prepare()
+  return {
+    events: db
+      .select({ status: integrationEvents.status, n: count() })
+      .from(integrationEvents)
+      .groupBy(integrationEvents.status)
+      .prepare(),
+    tables: {
+      leads: n(leads),
+      supplier_intakes: n(supplierIntakes),
+      revenue_events: n(revenueEvents),
+      approval_packets: n(approvalPackets),
+      purchase_invoices: n(purchaseInvoices),
+      sales_invoices: n(salesInvoices),
+      identity_facts: n(identityFacts),
+    },
+  }
+})
+
 export async function eventCounts(storage: Storage): Promise<Record<string, number>> {
-  const rows = await storage.db
-    .select({ status: integrationEvents.status, n: count() })
-    .from(integrationEvents)
-    .groupBy(integrationEvents.status)
-    .all()
+  const rows = await statusStatements(storage.db).events.all()
   return Object.fromEntries(rows.map((r) => [r.status, r.n]))
 }
 
@@ -352,14 +369,8 @@ export async function insertTicketEvent(tx: Sql, row: TicketEventRow): Promise<v
 }
 
 export async function tableCounts(storage: Storage): Promise<Record<string, number>> {
-  const n = async (table: SQLiteTable) => (await storage.db.select({ n: count() }).from(table).get())?.n ?? 0
-  return {
-    leads: await n(leads),
-    supplier_intakes: await n(supplierIntakes),
-    revenue_events: await n(revenueEvents),
-    approval_packets: await n(approvalPackets),
-    purchase_invoices: await n(purchaseInvoices),
-    sales_invoices: await n(salesInvoices),
-    identity_facts: await n(identityFacts),
-  }
+  const out: Record<string, number> = {}
+  for (const [name, q] of Object.entries(statusStatements(storage.db).tables))
+    out[name] = (await q.get())?.n ?? 0
+  return out
 }
