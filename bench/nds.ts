@@ -8,7 +8,7 @@
  *   4. the physical bound: bytes a semantic query scans against this machine's memory read rate.
  */
 import { rmSync } from 'node:fs'
-import { bootUnit } from '../runtime/run.ts'
+import { bootUnitAsync } from '../runtime/run.ts'
 import { tempDir } from '../test/harness.ts'
 import { issueApiKey } from '../units/nds/auth.ts'
 import { generateCorpus } from '../units/nds/corpus.ts'
@@ -76,9 +76,9 @@ export default async function bench(): Promise<string> {
 
   // 1. ingest from RSS feeds into a cold database, through a job
   const feeds = feedServer(corpus)
-  const booted = bootUnit(nds, { SVC_DATA_DIR: dataDir, LOG_LEVEL: 'silent', SVC_ENV: 'test' })
+  const booted = await bootUnitAsync(nds, { SVC_DATA_DIR: dataDir, LOG_LEVEL: 'silent', SVC_ENV: 'test' })
   for (const task of booted.background) task.start()
-  const store = createStore(booted.ctx.db, booted.ctx.sqlite, { model: BUILTIN_MODEL, dims: EMBED_DIMS })
+  const store = createStore(booted.ctx.storage, { model: BUILTIN_MODEL, dims: EMBED_DIMS })
   const account = await store.createAccount('bench')
   const { key } = await issueApiKey(store, account.accountId, 'bench')
   const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' }

@@ -1,27 +1,27 @@
 /** A job interrupted by a crash resumes after a restart, or is failed after too many attempts; never stuck running. */
 import { afterAll, describe, expect, test } from 'bun:test'
-import { bootNds, createKey, fixtureServer, waitForJob } from './testing.ts'
+import { bootNds, createKey, fixtureServer, type NdsTest, sqlOf, waitForJob } from './testing.ts'
 
 const fixtures = fixtureServer()
 afterAll(() => fixtures.stop())
 
 /** Simulates the crash: the row says running, as a kill -9 mid-job leaves it. */
-const markRunning = (unit: ReturnType<typeof bootNds>, jobId: string, attempts: number) =>
-  unit.ctx.sqlite.run("UPDATE ingest_jobs SET state = 'running', attempts = ? WHERE job_id = ?", [
+const markRunning = (unit: NdsTest, jobId: string, attempts: number) =>
+  sqlOf(unit).run("UPDATE ingest_jobs SET state = 'running', attempts = ? WHERE job_id = ?", [
     attempts,
     jobId,
   ])
 
 describe('ingest job recovery', () => {
   test('an interrupted job is resumed at start and finishes; a job out of attempts is failed', async () => {
-    let unit = bootNds({ NDS_JOB_MAX_ATTEMPTS: '3' })
+    let unit = await bootNds({ NDS_JOB_MAX_ATTEMPTS: '3' })
     const { auth } = await createKey(unit)
     const body = { urls: [`${fixtures.url}/rss/world.xml`], from: '2026-10-01T00:00:00Z' }
     // the worker is not started: the jobs stay queued, then are made to look interrupted
     const a = await (await unit.send('POST', '/v1/ingest/rss/backfill', body, auth)).json()
     const b = await (await unit.send('POST', '/v1/ingest/rss/backfill', body, auth)).json()
-    markRunning(unit, a.job_id, 1)
-    markRunning(unit, b.job_id, 3)
+    await markRunning(unit, a.job_id, 1)
+    await markRunning(unit, b.job_id, 3)
     unit = await unit.restart()
     unit.startWorker()
     const resumed = await waitForJob(unit, a.job_id, auth)
@@ -31,10 +31,10 @@ describe('ingest job recovery', () => {
     const failed = await waitForJob(unit, b.job_id, auth)
     expect(failed.state).toBe('failed')
     expect(failed.errors.at(-1).error).toContain('interrupted')
-    const running = unit.ctx.sqlite
-      .query("SELECT count(*) AS n FROM ingest_jobs WHERE state = 'running'")
-      .get() as { n: number }
-    expect(running.n).toBe(0)
+    const running = await sqlOf(unit).get<{ n: number }>(
+      "SELECT count(*) AS n FROM ingest_jobs WHERE state = 'running'",
+    )
+    expect(running?.n).toBe(0)
     await unit.dispose()
   })
 })
