@@ -300,6 +300,9 @@ const toBlob = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLe
 const fromBlob = (b: Uint8Array) =>
   new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength))
 
+/** Page cache per connection on the embedded driver, in KiB. */
+const WRITER_CACHE_KB = 65_536
+const READER_CACHE_KB = 32_768
 /** Rows per page when the vector index is filled from the database at start. */
 const LOAD_PAGE = 5_000
 
@@ -311,6 +314,13 @@ export function createStore(
   const db = storage.db
   const reads: Raw = rawReads(storage)
   const e = storage.embedded
+  if (e) {
+    // A larger page cache per connection than SQLite's 2 MB default: ingest updates B-trees keyed
+    // by URL and id (random order) and FTS5 segments, searches read posting lists and rows; with
+    // 2 MB most of those pages came from the OS again on every batch (measured: a third of ingest).
+    e.writer.run(`PRAGMA cache_size = -${WRITER_CACHE_KB}`)
+    e.reader.run(`PRAGMA cache_size = -${READER_CACHE_KB}`)
+  }
 
   const putVector = (seq: number, blob: Uint8Array) => {
     const v = fromBlob(blob)
