@@ -140,6 +140,10 @@ export default async function bench(): Promise<string> {
       }
     })
     await store.applyArticles(batch, null)
+    if ((i + BATCH) % 100_000 === 0)
+      process.stderr.write(
+        `nds bench: ${i + BATCH} articles stored, ${((performance.now() - restStarted) / 1000).toFixed(0)} s\n`,
+      )
   }
   const restS = (performance.now() - restStarted) / 1000
   if (N > FEED_ARTICLES)

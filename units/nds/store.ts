@@ -360,8 +360,9 @@ export function createStore(
     /** All of an article's band rows in one statement (BANDS rows). */
     insertBands: `INSERT OR IGNORE INTO article_bands (band_key, seq) VALUES ${Array.from({ length: BANDS }, () => '(?, ?)').join(', ')}`,
     insertEntity: 'INSERT OR IGNORE INTO article_entities (seq, entity) VALUES (?, ?)',
-    upsertVector:
-      'INSERT INTO article_vectors (seq, model, vector) VALUES (?, ?, ?) ON CONFLICT(seq) DO UPDATE SET model = excluded.model, vector = excluded.vector',
+    upsertVector: `INSERT INTO article_vectors (seq, model, vector, change)
+       VALUES (?, ?, ?, (SELECT coalesce(max(change), 0) + 1 FROM article_vectors))
+       ON CONFLICT(seq) DO UPDATE SET model = excluded.model, vector = excluded.vector, change = excluded.change`,
     progress: 'UPDATE ingest_jobs SET counts = ? WHERE job_id = ?',
   }
 
@@ -464,11 +465,33 @@ export function createStore(
       return { requeued, failed }
     })
 
+  /** The largest `change` of article_vectors this process's index holds (or has passed). */
+  let seen = 0
+  /**
+   * Bring the index in step with vectors written since it was filled, by this process or by
+   * another on the same database: one indexed range read, usually empty.
+   */
+  const catchUp = async () => {
+    for (;;) {
+      const rows = await reads.all<{ seq: number; model: string; vector: Uint8Array; change: number }>(
+        'SELECT seq, model, vector, change FROM article_vectors WHERE change > ? ORDER BY change LIMIT ?',
+        [seen, LOAD_PAGE],
+      )
+      for (const row of rows) {
+        if (row.model === vectors.model) putVector(row.seq, row.vector)
+        seen = row.change
+      }
+      if (rows.length < LOAD_PAGE) return
+    }
+  }
+
   /** One single-statement write through Drizzle. */
   const write = (fn: (tx: Sql) => Promise<unknown>) => storage.transaction(async (tx) => void (await fn(tx)))
 
   const store: NdsStore = {
     async loadVectors() {
+      // Vectors written from here on have a larger `change`: catchUp() reads them (again) later.
+      seen = (await reads.get<{ c: number }>('SELECT coalesce(max(change), 0) AS c FROM article_vectors'))?.c ?? 0
       if (e) {
         for (const row of e.reader
           .query<{ seq: number; vector: Uint8Array }, [string]>(
@@ -828,6 +851,7 @@ export function createStore(
     },
 
     async semanticCandidates(query, limit, allowed) {
+      await catchUp()
       const pool = index.nearest(query, Math.max(limit * 4, 40), allowed ? (s) => allowed.has(s) : undefined)
       if (pool.length === 0) return []
       const exact = await reads.all<{ seq: number; vector: Uint8Array }>(
