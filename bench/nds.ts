@@ -94,6 +94,7 @@ export default async function bench(): Promise<string> {
   const { key } = await issueApiKey(store, account.accountId, 'bench')
   const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' }
   const started = performance.now()
+  const cpuStarted = process.cpuUsage()
   const job = (await (
     await booted.app.handle(
       new Request('http://localhost/v1/ingest/rss/backfill', {
@@ -117,9 +118,10 @@ export default async function bench(): Promise<string> {
     counts = j.counts
   }
   const ingestS = (performance.now() - started) / 1000
+  const cpu = process.cpuUsage(cpuStarted)
   feeds.stop()
   lines.push(
-    `| ingest from RSS feeds (job, cold database) | ${counts.created} articles created of ${counts.fetched} fetched in ${ingestS.toFixed(1)} s | ${Math.round((counts.created ?? 0) / ingestS)} articles/s | job ${state} |`,
+    `| ingest from RSS feeds (job, cold database) | ${counts.created} articles created of ${counts.fetched} fetched in ${ingestS.toFixed(1)} s | ${Math.round((counts.created ?? 0) / ingestS)} articles/s | job ${state}; CPU ${Math.round((cpu.user + cpu.system) / (counts.fetched ?? 1))} µs per fetched article (user ${(cpu.user / 1e6).toFixed(1)} s, system ${(cpu.system / 1e6).toFixed(1)} s, feed server included) |`,
   )
 
   // 2. the rest of the corpus through the store's batch writes
