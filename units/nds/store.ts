@@ -491,7 +491,8 @@ export function createStore(
   const store: NdsStore = {
     async loadVectors() {
       // Vectors written from here on have a larger `change`: catchUp() reads them (again) later.
-      seen = (await reads.get<{ c: number }>('SELECT coalesce(max(change), 0) AS c FROM article_vectors'))?.c ?? 0
+      seen =
+        (await reads.get<{ c: number }>('SELECT coalesce(max(change), 0) AS c FROM article_vectors'))?.c ?? 0
       if (e) {
         for (const row of e.reader
           .query<{ seq: number; vector: Uint8Array }, [string]>(
