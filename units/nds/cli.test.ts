@@ -1,12 +1,19 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
 import type { CliIo } from '../../common/cli.ts'
-import { tempDir } from '../../test/harness.ts'
+import { tempDir, testDriver } from '../../test/harness.ts'
+import { startSqld } from '../../test/sqld.ts'
 import { ndsCli } from './cli.ts'
 import { bootNds } from './testing.ts'
 
 const dataDir = tempDir('svc-nds-cli-')
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
+// on the libSQL test driver the command and the unit share one sqld, as they share the file otherwise
+const sqld = testDriver() === 'libsql' ? await startSqld() : undefined
+const env = sqld ? { SVC_DATA_DIR: dataDir, DATABASE_URL: sqld.url } : { SVC_DATA_DIR: dataDir }
+afterAll(async () => {
+  rmSync(dataDir, { recursive: true, force: true })
+  await sqld?.stop()
+})
 
 async function run(...args: string[]) {
   let stdout = ''
@@ -19,7 +26,7 @@ async function run(...args: string[]) {
       stderr += t
     },
   }
-  const code = await ndsCli.run(args, { SVC_DATA_DIR: dataDir }, io)
+  const code = await ndsCli.run(args, env, io)
   return { code, stdout, stderr }
 }
 
@@ -43,7 +50,7 @@ describe('svc nds keys', () => {
     expect(keys.map((k: { key_id: string }) => k.key_id)).toContain(keyId)
     expect(list.stdout).not.toContain(key)
 
-    const unit = bootNds({}, dataDir)
+    const unit = await bootNds(sqld ? { DATABASE_URL: sqld.url } : {}, dataDir)
     try {
       const auth = { authorization: `Bearer ${key}` }
       expect((await unit.send('POST', '/v1/search/filter', {}, auth)).status).toBe(200)

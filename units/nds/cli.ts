@@ -8,7 +8,7 @@ import { Type as T } from '@sinclair/typebox'
 import { defineCli, EXIT_FAILED, EXIT_OK, UsageError } from '../../common/cli.ts'
 import { nowIso } from '../../common/time.ts'
 import { migrations } from '../../db/migrations/nds/index.ts'
-import { databasePath, openDatabase } from '../../db/sqlite.ts'
+import { openStorage, storageTarget } from '../../db/storage.ts'
 import { issueApiKey } from './auth.ts'
 import { meta } from './meta.ts'
 import { BUILTIN_MODEL, EMBED_DIMS } from './rules/embed.ts'
@@ -20,15 +20,19 @@ type Store = ReturnType<typeof createStore>
 
 /** Open the unit's database (migrated), run `work` on its store, close. */
 async function withStore<T>(
-  config: { SVC_DATA_DIR: string; DATABASE_URL?: string },
+  config: { SVC_DATA_DIR: string; DATABASE_URL?: string; DATABASE_AUTH_TOKEN?: string },
   work: (store: Store) => Promise<T>,
 ): Promise<T> {
-  const database = openDatabase(databasePath(meta.name, config.SVC_DATA_DIR, config.DATABASE_URL), migrations)
+  const storage = await openStorage(
+    storageTarget(meta.name, config.SVC_DATA_DIR, config.DATABASE_URL),
+    migrations,
+    { authToken: config.DATABASE_AUTH_TOKEN, owner: meta.name },
+  )
   try {
-    // Key commands never read vectors; the store's index is built for the built-in model only.
-    return await work(createStore(database.db, database.sqlite, { model: BUILTIN_MODEL, dims: EMBED_DIMS }))
+    // Key commands never read vectors: the index is left empty.
+    return await work(createStore(storage, { model: BUILTIN_MODEL, dims: EMBED_DIMS }))
   } finally {
-    database.close()
+    await storage.close()
   }
 }
 
@@ -38,8 +42,13 @@ export const ndsCli = defineCli({
   env: {
     SVC_DATA_DIR: T.String({ default: './data', minLength: 1, description: 'a directory path' }),
     DATABASE_URL: T.Optional(
-      T.String({ minLength: 1, description: 'a SQLite file path, file: URL or :memory:' }),
+      T.String({
+        minLength: 1,
+        description:
+          'a SQLite file path, file: URL or :memory:, or a libSQL server URL (libsql://, http(s)://)',
+      }),
     ),
+    DATABASE_AUTH_TOKEN: T.Optional(T.String({ minLength: 1, description: 'the libSQL server token' })),
   },
   commands: {
     'keys create': {

@@ -158,10 +158,14 @@ export interface CorpusArticle extends RawArticle {
 }
 
 export function generateCorpus(n: number, seed = 7, start = Date.UTC(2026, 0, 1)): CorpusArticle[] {
+  return [...corpusStream(n, seed, start)]
+}
+
+/** The same articles as generateCorpus, one at a time (a million need not be held at once). */
+export function* corpusStream(n: number, seed = 7, start = Date.UTC(2026, 0, 1)): Generator<CorpusArticle> {
   const r = rng(seed)
   const pick = <T>(list: readonly T[]) => list[Math.floor(r() * list.length)] as T
   const topics = Object.keys(TOPICS)
-  const out: CorpusArticle[] = []
   for (let i = 0; i < n; i++) {
     const topic = pick(topics)
     const vocab = TOPICS[topic] as string[]
@@ -181,7 +185,7 @@ export function generateCorpus(n: number, seed = 7, start = Date.UTC(2026, 0, 1)
       )
     }
     const title = `${place} ${pick(vocab)} ${pick(vocab)} ${pick(COMMON)} ${pick(vocab)}`
-    out.push({
+    yield {
       url: `https://corpus.example/${topic}/${i}`,
       title,
       body: body.join(' '),
@@ -190,7 +194,6 @@ export function generateCorpus(n: number, seed = 7, start = Date.UTC(2026, 0, 1)
       sourceName: pick(SOURCES),
       entities: [place, topic],
       topic,
-    })
+    }
   }
-  return out
 }

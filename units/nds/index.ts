@@ -101,6 +101,7 @@ export const nds: HttpUnit = defineUnit({
     'News data service: ingest from RSS/Atom, NewsAPI, GDELT event exports and crawled pages; filtered and semantic search; articles with versions and duplicate clusters; dataset snapshots, simulation exports and research runs; billing, support and readiness gates.',
   env,
   migrations,
+  libsql: true,
   probeRoutes: ['/v1/health/live', '/v1/health/ready', '/metrics'],
   docsPages: [...DEFAULT_DOCS_PAGES, REDOC],
   validate(config) {
@@ -151,7 +152,7 @@ export const nds: HttpUnit = defineUnit({
           timeoutMs: c.NDS_PEER_TIMEOUT_MS,
         })
       : builtinEmbedder
-    const store = createStore(ctx.db, ctx.sqlite, { model: embedder.model, dims: embedder.dims })
+    const store = createStore(ctx.storage, { model: embedder.model, dims: embedder.dims })
     const metrics = createNdsMetrics(ctx.metrics.registry, store)
     let workerStarted = false
     const auth = ndsCredentials(store, () => Date.now())
@@ -225,6 +226,8 @@ export const nds: HttpUnit = defineUnit({
       .use(metricsRoute(ctx.metrics.registry))
     return {
       routes,
+      // the vector index is filled from the stored vectors before the first request
+      starting: store.loadVectors(),
       background: [worker],
       securitySchemes: { ...auth.securitySchemes, ...signatures.securitySchemes },
     }

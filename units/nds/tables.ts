@@ -107,11 +107,20 @@ export const articleEntities = sqliteTable(
 )
 
 /** One embedding per article (float32 little-endian) and the model that made it. */
-export const articleVectors = sqliteTable('article_vectors', {
-  seq: integer('seq').primaryKey(),
-  model: text('model').notNull(),
-  vector: blob('vector', { mode: 'buffer' }).notNull(),
-})
+export const articleVectors = sqliteTable(
+  'article_vectors',
+  {
+    seq: integer('seq').primaryKey(),
+    model: text('model').notNull(),
+    vector: blob('vector', { mode: 'buffer' }).notNull(),
+    /**
+     * Increases with every write of a vector, in commit order (writers are serialized), so a
+     * process keeps its in-memory index in step with vectors other processes wrote.
+     */
+    change: integer('change').notNull().default(0),
+  },
+  (t) => [index('article_vectors_change').on(t.change)],
+)
 
 /** GDELT events as parsed (a subset of the 61 columns), for time-bucketed exports. */
 export const events = sqliteTable(

@@ -2,9 +2,10 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Env } from '../../runtime/run.ts'
-import { bootForTest, type Json, type TestUnit } from '../../test/harness.ts'
+import { bootForTestAsync, type Json, type TestUnit } from '../../test/harness.ts'
 import { issueApiKey } from './auth.ts'
 import { nds } from './index.ts'
+import { type Raw, rawReads, rawTransaction } from './raw.ts'
 import { BUILTIN_MODEL, EMBED_DIMS } from './rules/embed.ts'
 import { createStore } from './store.ts'
 
@@ -78,8 +79,13 @@ export interface NdsTest extends Omit<TestUnit<unknown>, 'restart'> {
   settle(): Promise<void>
 }
 
-export function bootNds(env: Env = {}, dataDir?: string): NdsTest {
-  const unit = bootForTest(nds, { NDS_CRAWL_HOST_INTERVAL_MS: '0', ...env }, dataDir)
+/** NDS booted in process on the test driver (`SVC_TEST_DRIVER=libsql`: a fresh sqld of its own). */
+export async function bootNds(env: Env = {}, dataDir?: string): Promise<NdsTest> {
+  const unit = await bootForTestAsync(nds, { NDS_CRAWL_HOST_INTERVAL_MS: '0', ...env }, dataDir)
+  return asNdsTest(unit)
+}
+
+function asNdsTest(unit: TestUnit<unknown>): NdsTest {
   const worker = unit.background[0] as unknown as { start(): void; idle(): Promise<void> }
   return {
     ...unit,
@@ -89,15 +95,14 @@ export function bootNds(env: Env = {}, dataDir?: string): NdsTest {
       await worker.idle()
     },
     async restart(extraEnv = {}) {
-      await unit.close()
-      return bootNds({ ...env, ...extraEnv }, unit.dataDir)
+      return asNdsTest(await unit.restart(extraEnv))
     },
   } as NdsTest
 }
 
 /** A new account and key in the unit's database, as `svc nds keys create` makes them. */
 export async function createKey(unit: TestUnit<unknown>, name = 'analyst') {
-  const store = createStore(unit.ctx.db, unit.ctx.sqlite, { model: BUILTIN_MODEL, dims: EMBED_DIMS })
+  const store = createStore(unit.ctx.storage, { model: BUILTIN_MODEL, dims: EMBED_DIMS })
   const account = await store.createAccount(name)
   const issued = await issueApiKey(store, account.accountId, name)
   return { accountId: account.accountId, key: issued.key, auth: { authorization: `Bearer ${issued.key}` } }
@@ -112,4 +117,14 @@ export async function waitForJob(unit: NdsTest, jobId: string, auth: Record<stri
     await Bun.sleep(20)
   }
   throw new Error(`job ${jobId} did not finish`)
+}
+
+/** Plain SQL on a booted unit's database, on either driver: tests arrange and inspect rows. */
+export function sqlOf(unit: TestUnit<unknown>): Raw {
+  const reads = rawReads(unit.ctx.storage)
+  return {
+    all: (text, params) => reads.all(text, params),
+    get: (text, params) => reads.get(text, params),
+    run: (text, params) => rawTransaction(unit.ctx.storage, (raw) => raw.run(text, params)),
+  }
 }

@@ -2,8 +2,10 @@
 import type { Migration } from '../../migrate.ts'
 import m0 from './0000_flippant_terror.sql' with { type: 'text' }
 import m1 from './0001_fts.sql' with { type: 'text' }
+import m2 from './0002_motionless_aqueduct.sql' with { type: 'text' }
 
 export const migrations: Migration[] = [
   { tag: '0000_flippant_terror', when: 1795466647703, sql: m0 },
   { tag: '0001_fts', when: 1795466650159, sql: m1 },
+  { tag: '0002_motionless_aqueduct', when: 1795475572417, sql: m2 },
 ]

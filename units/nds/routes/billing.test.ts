@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { paddle, signBody } from '../../../common/signature.ts'
 import { fakePeer, type Json, json } from '../../../test/harness.ts'
-import { bootNds, createKey } from '../testing.ts'
+import { bootNds, createKey, sqlOf } from '../testing.ts'
 
 const SECRET = 'pdl_ntfset_test_secret_0123456789'
 const paddleApi = fakePeer((req) => {
@@ -27,7 +27,7 @@ const paddleApi = fakePeer((req) => {
     )
   return json({ error: { code: 'not_found' } }, 404)
 })
-const unit = bootNds({
+const unit = await bootNds({
   NDS_PADDLE_API_URL: paddleApi.url,
   NDS_PADDLE_API_KEY: 'pdl_sdbx_apikey_test',
   NDS_PADDLE_PRICE_ID: 'pri_01default',
@@ -53,8 +53,8 @@ const webhook = (payload: unknown, { secret = SECRET, now = Date.now() } = {}) =
     body,
   })
 }
-const account = (id: string) =>
-  unit.ctx.sqlite.query('SELECT * FROM accounts WHERE account_id = ?').get(id) as Json
+const account = async (id: string) =>
+  (await sqlOf(unit).get<Json>('SELECT * FROM accounts WHERE account_id = ?', [id])) as Json
 
 describe('billing', () => {
   test('checkout creates a Paddle transaction with the bearer key and returns its checkout URL', async () => {
@@ -98,7 +98,7 @@ describe('billing', () => {
   })
 
   test('Paddle down: 503 payment_provider_unavailable', async () => {
-    const down = bootNds({
+    const down = await bootNds({
       NDS_PADDLE_API_URL: 'http://127.0.0.1:1',
       NDS_PADDLE_API_KEY: 'k',
       NDS_PEER_TIMEOUT_MS: '500',
@@ -113,7 +113,7 @@ describe('billing', () => {
       )
       expect(res.status).toBe(503)
       expect((await res.json()).error.code).toBe('payment_provider_unavailable')
-      const unconfigured = bootNds()
+      const unconfigured = await bootNds()
       const u = await createKey(unconfigured)
       const r2 = await unconfigured.send('POST', `/v1/accounts/${u.accountId}/billing/checkout`, {}, u.auth)
       expect((await r2.json()).error.code).toBe('billing_not_configured')
@@ -137,7 +137,7 @@ describe('POST /v1/webhooks/paddle', () => {
     const first = await webhook(subscription('ntf_1', 'active', '2026-11-02T10:00:00.000Z', me.accountId))
     expect(first.status).toBe(200)
     expect(await first.json()).toEqual({ received: true, notification_id: 'ntf_1', outcome: 'applied' })
-    expect(account(me.accountId)).toMatchObject({
+    expect(await account(me.accountId)).toMatchObject({
       subscription_status: 'active',
       paddle_customer_id: 'ctm_01abc',
       subscription_id: 'sub_01x',
@@ -147,11 +147,11 @@ describe('POST /v1/webhooks/paddle', () => {
       now: Date.now() + 1000,
     })
     expect((await again.json()).outcome).toBe('duplicate')
-    expect(account(me.accountId).subscription_status).toBe('active')
+    expect((await account(me.accountId)).subscription_status).toBe('active')
     // an older event arriving late is recorded, not applied
     const late = await webhook(subscription('ntf_0', 'past_due', '2026-11-01T10:00:00.000Z', me.accountId))
     expect((await late.json()).outcome).toBe('ignored')
-    expect(account(me.accountId).subscription_status).toBe('active')
+    expect((await account(me.accountId)).subscription_status).toBe('active')
     // now the portal works: the customer id came with the notification
     const portal = await unit.send(
       'POST',
@@ -170,9 +170,9 @@ describe('POST /v1/webhooks/paddle', () => {
     const res = await webhook({ ...ghost, data: { ...ghost.data, customer_id: 'ctm_ghost' } })
     expect(res.status).toBe(200)
     expect((await res.json()).outcome).toBe('unknown_account')
-    const row = unit.ctx.sqlite
-      .query("SELECT outcome FROM paddle_notifications WHERE notification_id = 'ntf_ghost'")
-      .get() as Json
+    const row = (await sqlOf(unit).get(
+      "SELECT outcome FROM paddle_notifications WHERE notification_id = 'ntf_ghost'",
+    )) as Json
     expect(row.outcome).toBe('unknown_account')
   })
 
@@ -184,7 +184,7 @@ describe('POST /v1/webhooks/paddle', () => {
     const unsigned = await unit.send('POST', '/v1/webhooks/paddle', payload)
     expect(unsigned.status).toBe(401)
     expect((await unsigned.json()).error.code).toBe('signature_missing')
-    expect(account(me.accountId).subscription_status).toBe('active')
+    expect((await account(me.accountId)).subscription_status).toBe('active')
     const bad = await webhook({ nope: true })
     expect(bad.status).toBe(400)
   })

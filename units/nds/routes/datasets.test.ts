@@ -3,7 +3,7 @@ import { sha256Hex } from '../../../common/hash.ts'
 import { bootNds, createKey, fixtureServer, waitForJob } from '../testing.ts'
 
 const fixtures = fixtureServer()
-const unit = bootNds()
+const unit = await bootNds()
 let auth: Record<string, string>
 let other: Record<string, string>
 

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { bootNds, createKey, FIXTURES, fixtureServer, waitForJob } from '../testing.ts'
 
 const fixtures = fixtureServer()
-let unit = bootNds({ NDS_NEWSAPI_KEY: 'newsapi-test-key' })
+let unit = await bootNds({ NDS_NEWSAPI_KEY: 'newsapi-test-key' })
 let auth: Record<string, string>
 let accountId: string
 

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { fakePeer, json } from '../../../test/harness.ts'
-import { bootNds, createKey } from '../testing.ts'
+import { bootNds, createKey, sqlOf } from '../testing.ts'
 
 const GATES = [
   'operational-dashboard-summary',
@@ -22,7 +22,7 @@ const statusOf = (gate: { checks: { name: string; status: string }[] }, name: st
 
 describe('readiness gates', () => {
   test('unconfigured: the eight gates need a key and report what is missing', async () => {
-    const unit = bootNds()
+    const unit = await bootNds()
     try {
       const { auth } = await createKey(unit)
       for (const g of GATES) {
@@ -53,7 +53,7 @@ describe('readiness gates', () => {
 
   test('configured: checks pass, the Paddle API is asked live, an old key is due for rotation', async () => {
     const today = new Date().toISOString().slice(0, 10)
-    const unit = bootNds({
+    const unit = await bootNds({
       NDS_PADDLE_API_URL: paddleApi.url,
       NDS_PADDLE_API_KEY: 'pdl_live_key',
       NDS_PADDLE_PRICE_ID: 'pri_01abc',
@@ -74,7 +74,7 @@ describe('readiness gates', () => {
       expect((await get('tls-proxy-readiness')).status).toBe('pass')
       expect((await get('security-pen-test-evidence')).status).toBe('pass')
       expect(statusOf(await get('secret-readiness'), 'api_key_rotation_age')).toBe('pass')
-      unit.ctx.sqlite.run("UPDATE api_keys SET created_at = '2020-01-01T00:00:00.000Z'")
+      await sqlOf(unit).run("UPDATE api_keys SET created_at = '2020-01-01T00:00:00.000Z'")
       expect(statusOf(await get('secret-readiness'), 'api_key_rotation_age')).toBe('warn')
     } finally {
       await unit.dispose()
@@ -82,7 +82,7 @@ describe('readiness gates', () => {
   })
 
   test('trusted hosts and the https redirect are enforced, probes excepted', async () => {
-    const unit = bootNds({ NDS_TRUSTED_HOSTS: 'news.example.com', NDS_FORCE_HTTPS_REDIRECT: 'true' })
+    const unit = await bootNds({ NDS_TRUSTED_HOSTS: 'news.example.com', NDS_FORCE_HTTPS_REDIRECT: 'true' })
     try {
       const wrong = await unit.request('/v1/health/info', { headers: { host: 'evil.example' } })
       expect(wrong.status).toBe(400)

@@ -4,11 +4,11 @@ import { BUILTIN_MODEL, dot, EMBED_DIMS, embedText } from '../rules/embed.ts'
 import { signature } from '../rules/minhash.ts'
 import { normalizeArticle } from '../rules/normalize.ts'
 import { contentHash, createStore } from '../store.ts'
-import { bootNds, createKey, fixtureServer, waitForJob } from '../testing.ts'
+import { bootNds, createKey, fixtureServer, sqlOf, waitForJob } from '../testing.ts'
 import { POOL_SHARE } from '../vector-index.ts'
 
 const fixtures = fixtureServer()
-const unit = bootNds()
+const unit = await bootNds()
 let auth: Record<string, string>
 const CORPUS = 3000
 
@@ -20,7 +20,7 @@ const search = async (path: string, body: unknown) => {
 beforeAll(async () => {
   unit.startWorker()
   ;({ auth } = await createKey(unit))
-  const store = createStore(unit.ctx.db, unit.ctx.sqlite, { model: BUILTIN_MODEL, dims: EMBED_DIMS })
+  const store = createStore(unit.ctx.storage, { model: BUILTIN_MODEL, dims: EMBED_DIMS })
   const prepared = generateCorpus(CORPUS).map((raw) => {
     const n = normalizeArticle(raw)
     if (!n.ok) throw new Error(n.error)
@@ -151,10 +151,9 @@ describe('semantic search', () => {
     // restart so the unit's index holds the generated corpus written beside it
     const fresh = await unit.restart()
     try {
-      const rows = fresh.ctx.sqlite.query('SELECT seq, vector FROM article_vectors').all() as {
-        seq: number
-        vector: Uint8Array
-      }[]
+      const rows = await sqlOf(fresh).all<{ seq: number; vector: Uint8Array }>(
+        'SELECT seq, vector FROM article_vectors',
+      )
       const vectors = rows.map((r) => ({
         seq: r.seq,
         v: new Float32Array(
@@ -163,11 +162,12 @@ describe('semantic search', () => {
       }))
       expect(vectors.length).toBeGreaterThanOrEqual(CORPUS)
       // 4% of the corpus reaches the int8 stage, the share the default pool gives at 100 000 articles
-      const store = createStore(fresh.ctx.db, fresh.ctx.sqlite, {
+      const store = createStore(fresh.ctx.storage, {
         model: BUILTIN_MODEL,
         dims: EMBED_DIMS,
         minPool: Math.ceil(CORPUS / POOL_SHARE),
       })
+      await store.loadVectors()
       const queries = generateCorpus(40, 99).map(
         (a) => `${a.title} ${String(a.body).split(' ').slice(0, 8).join(' ')}`,
       )

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
-import { bootNds, createKey } from '../testing.ts'
+import { bootNds, createKey, sqlOf } from '../testing.ts'
 
-const unit = bootNds()
+const unit = await bootNds()
 afterAll(() => unit.dispose())
 
 describe('nds public reads', () => {
@@ -34,7 +34,7 @@ describe('nds public reads', () => {
   })
 
   test('runtime_config reflects the configuration, and no secret appears in info', async () => {
-    const other = bootNds({
+    const other = await bootNds({
       NDS_PUBLIC_BASE_URL: 'https://news.example.com',
       NDS_FORCE_HTTPS_REDIRECT: 'true',
       NDS_TRUSTED_HOSTS: 'news.example.com,localhost',
@@ -127,13 +127,13 @@ describe('API keys', () => {
 
   test('keys are stored hashed', async () => {
     const { key } = await createKey(unit, 'hash-check')
-    const rows = unit.ctx.sqlite.query('SELECT key_hash FROM api_keys').all() as { key_hash: string }[]
+    const rows = await sqlOf(unit).all<{ key_hash: string }>('SELECT key_hash FROM api_keys')
     expect(rows.length).toBeGreaterThan(0)
     for (const r of rows) {
       expect(r.key_hash).toMatch(/^[0-9a-f]{64}$/)
       expect(r.key_hash).not.toBe(key)
     }
-    const dump = JSON.stringify(unit.ctx.sqlite.query('SELECT * FROM api_keys').all())
+    const dump = JSON.stringify(await sqlOf(unit).all('SELECT * FROM api_keys'))
     expect(dump).not.toContain(key)
   })
 })

@@ -19,8 +19,8 @@ export const statusRoutes = (deps: NdsDeps, workerRunning: () => boolean) =>
     })
     .get(
       '/v1/health/ready',
-      ({ set }) => {
-        const r = readiness(deps, workerRunning)
+      async ({ set }) => {
+        const r = await readiness(deps, workerRunning)
         if (!r.ready) set.status = 503
         return r.body
       },

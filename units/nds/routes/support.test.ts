@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { bootNds, createKey, fixtureServer, waitForJob } from '../testing.ts'
 
 const fixtures = fixtureServer()
-const unit = bootNds()
+const unit = await bootNds()
 let me: { accountId: string; auth: Record<string, string> }
 let other: { accountId: string; auth: Record<string, string> }
 let jobId: string

@@ -17,34 +17,46 @@ const MAX_TOKENS = 2_000
 const CHAR_WEIGHT = 0.5
 const BIGRAM_WEIGHT = 0.7
 
-/** FNV-1a, 32-bit: fast, stable across runs, enough spread for bucket choice. */
-function fnv1a(text: string): number {
-  let h = 0x811c9dc5
-  for (let i = 0; i < text.length; i++) {
+/** FNV-1a, 32-bit, continued from `h` over `text[from..to)`: fast, stable across runs. */
+function fnv1a(h: number, text: string, from = 0, to = text.length): number {
+  for (let i = from; i < to; i++) {
     h ^= text.charCodeAt(i)
     h = Math.imul(h, 0x01000193)
   }
-  return h >>> 0
+  return h
 }
+const FNV_OFFSET = 0x811c9dc5
+/** Features are hashed as `w:<word>`, `b:<previous> <word>` and `c:<4 characters of <word>>`. */
+const WORD = fnv1a(FNV_OFFSET, 'w:')
+const BIGRAM = fnv1a(FNV_OFFSET, 'b:')
+const CHARS = fnv1a(FNV_OFFSET, 'c:')
+const SPACE = 0x20
 
-function add(counts: Map<string, number>, feature: string, weight: number) {
-  counts.set(feature, (counts.get(feature) ?? 0) + weight)
+/**
+ * Weighted counts per feature, keyed by the feature's hash (no feature strings are built; two
+ * features whose 32-bit hashes collide would share one count, as they share a bucket anyway).
+ */
+function add(counts: Map<number, number>, hash: number, weight: number) {
+  const h = hash >>> 0
+  counts.set(h, (counts.get(h) ?? 0) + weight)
 }
 
 export function embedText(text: string): Float32Array {
   const tokens = words(text).slice(0, MAX_TOKENS)
-  const features = new Map<string, number>()
+  const features = new Map<number, number>()
   for (let i = 0; i < tokens.length; i++) {
     const w = tokens[i] as string
-    add(features, `w:${w}`, 1)
-    if (i > 0) add(features, `b:${tokens[i - 1]} ${w}`, BIGRAM_WEIGHT)
+    add(features, fnv1a(WORD, w), 1)
+    if (i > 0) {
+      const previous = fnv1a(BIGRAM, tokens[i - 1] as string)
+      add(features, fnv1a(Math.imul(previous ^ SPACE, 0x01000193), w), BIGRAM_WEIGHT)
+    }
     const padded = `<${w}>`
     for (let j = 0; j + CHAR_GRAM <= padded.length; j++)
-      add(features, `c:${padded.slice(j, j + CHAR_GRAM)}`, CHAR_WEIGHT)
+      add(features, fnv1a(CHARS, padded, j, j + CHAR_GRAM), CHAR_WEIGHT)
   }
   const vector = new Float32Array(EMBED_DIMS)
-  for (const [feature, count] of features) {
-    const h = fnv1a(feature)
+  for (const [h, count] of features) {
     const sign = h & 0x80000000 ? -1 : 1
     const index = h % EMBED_DIMS
     vector[index] = (vector[index] ?? 0) + sign * (1 + Math.log(count))

@@ -26,17 +26,14 @@ export function canonicalUrl(raw: string, base?: string): string | undefined {
   return url.toString()
 }
 
+/** Control characters other than tab, newline and carriage return. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g
+
 /** Whitespace collapsed, control characters dropped, trimmed. */
 export function cleanText(raw: string | undefined | null): string {
   if (!raw) return ''
-  let out = ''
-  for (const ch of raw) {
-    const code = ch.codePointAt(0) ?? 0
-    // control characters other than tab, newline and carriage return are dropped
-    if ((code < 0x20 && code !== 9 && code !== 10 && code !== 13) || code === 0x7f) continue
-    out += ch
-  }
-  return out.replace(/\s+/g, ' ').trim()
+  return raw.replace(CONTROL, '').replace(/\s+/g, ' ').trim()
 }
 
 /** Text of an HTML fragment (feed descriptions carry markup): tags dropped, entities decoded. */

@@ -19,7 +19,8 @@ import { presentJob } from './present.ts'
 
 /** Per-item errors kept on a job; the count of all of them is in counts.errors. */
 export const MAX_JOB_ERRORS = 100
-const BATCH = 200
+/** Articles per write transaction (FTS5 writes a segment per commit: larger batches ingest faster). */
+const BATCH = 500
 const DEFAULT_NEWSAPI_PAGES = 1
 const HOUR_MS = 3_600_000
 
@@ -191,9 +192,11 @@ function createSink(deps: NdsDeps, job: JobRow, tally: Tally) {
     } catch (err) {
       addError(tally, 'embedding', (err as Error).message)
     }
+    // the job's counts so far are stored with the batch: after a crash they say what was stored
     const outcomes = await deps.store.applyArticles(
       changed.map((p, i) => ({ ...p, minhash: signature(`${p.title} ${p.body}`), vector: vectors[i] })),
       job.jobId,
+      tally.counts,
     )
     for (const outcome of outcomes) {
       bump(tally, outcome)
@@ -225,8 +228,18 @@ async function step(tally: Tally, item: string, work: () => Promise<void>) {
 }
 
 export async function executeJob(deps: NdsDeps, job: JobRow): Promise<void> {
+  // A resumed job (a crash left it running) re-reads its documents: what the interrupted attempt
+  // stored is found unchanged, and its created/updated counts, stored with each batch, carry over.
+  const before = job.attempts > 1 ? job.counts : {}
   const tally: Tally = {
-    counts: { fetched: 0, created: 0, updated: 0, unchanged: 0, rejected: 0, errors: 0 },
+    counts: {
+      fetched: 0,
+      created: before.created ?? 0,
+      updated: before.updated ?? 0,
+      unchanged: 0,
+      rejected: 0,
+      errors: 0,
+    },
     errors: [],
   }
   const sink = createSink(deps, job, tally)

@@ -6,7 +6,6 @@
 
 import { callPeer } from '../../../common/peer.ts'
 import { nowIso } from '../../../common/time.ts'
-import { databaseReady } from '../../../db/sqlite.ts'
 import { type NdsDeps, PADDLE_SANDBOX_API } from './deps.ts'
 import { runtimeConfig } from './status.ts'
 
@@ -43,12 +42,7 @@ const production = (deps: NdsDeps) => deps.settings.environment === 'production'
 const ageDays = (iso: string, now: number) => Math.floor((now - Date.parse(iso)) / DAY_MS)
 
 async function stuckJobs(deps: NdsDeps, now: number): Promise<number> {
-  const row = deps.store.sqlite
-    .query<{ n: number }, [string]>(
-      "SELECT count(*) AS n FROM ingest_jobs WHERE state = 'running' AND started_at < ?",
-    )
-    .get(new Date(now - STUCK_JOB_MS).toISOString())
-  return row?.n ?? 0
+  return deps.store.runningJobsStartedBefore(new Date(now - STUCK_JOB_MS).toISOString())
 }
 
 async function freshness(deps: NdsDeps, now: number): Promise<Check> {
@@ -68,7 +62,7 @@ export async function dashboardSummary(deps: NdsDeps, workerRunning: () => boole
   return gate(
     'operational-dashboard-summary',
     [
-      when(databaseReady(deps.store.sqlite), 'database', 'the unit database answers', [
+      when(await deps.store.ready(), 'database', 'the unit database answers', [
         'fail',
         'the unit database does not answer',
       ]),
@@ -118,17 +112,13 @@ export async function sloGates(deps: NdsDeps) {
   )
 }
 
-function keysHashed(deps: NdsDeps): Check {
-  const row = deps.store.sqlite
-    .query<{ n: number; bad: number }, []>(
-      "SELECT count(*) AS n, sum(CASE WHEN length(key_hash) = 64 AND key_hash NOT GLOB '*[^0-9a-f]*' THEN 0 ELSE 1 END) AS bad FROM api_keys",
-    )
-    .get()
+async function keysHashed(deps: NdsDeps): Promise<Check> {
+  const audit = await deps.store.keyHashAudit()
   return when(
-    (row?.bad ?? 0) === 0,
+    audit.notHashed === 0,
     'api_keys_stored_hashed',
-    `${row?.n ?? 0} key(s), all stored as SHA-256`,
-    ['fail', `${row?.bad} key(s) not stored as a SHA-256 hash`],
+    `${audit.keys} key(s), all stored as SHA-256`,
+    ['fail', `${audit.notHashed} key(s) not stored as a SHA-256 hash`],
   )
 }
 
@@ -164,7 +154,7 @@ function tlsChecks(deps: NdsDeps): Check[] {
 export async function securityComplianceGates(deps: NdsDeps) {
   const s = deps.settings
   return gate('security-compliance-gates', [
-    keysHashed(deps),
+    await keysHashed(deps),
     when(
       Boolean(s.paddleWebhookSecret),
       'webhook_signature_enforced',
@@ -180,22 +170,9 @@ export async function securityComplianceGates(deps: NdsDeps) {
 }
 
 export async function incidentReadinessGates(deps: NdsDeps) {
-  const sqlite = deps.store.sqlite
-  let writable = true
-  try {
-    sqlite.run('BEGIN IMMEDIATE')
-    sqlite.run('ROLLBACK')
-  } catch {
-    writable = false
-  }
-  const journal =
-    (sqlite.query('PRAGMA journal_mode').get() as { journal_mode?: string } | null)?.journal_mode ?? 'unknown'
-  const unknown =
-    sqlite
-      .query<{ n: number }, []>(
-        "SELECT count(*) AS n FROM paddle_notifications WHERE outcome = 'unknown_account'",
-      )
-      .get()?.n ?? 0
+  const writable = await deps.store.writable()
+  const journal = await deps.store.journalMode()
+  const unknown = await deps.store.unmatchedNotifications()
   return gate('incident-readiness-gates', [
     when(writable, 'database_writable', 'a write transaction can be opened', [
       'fail',

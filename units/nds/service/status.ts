@@ -1,5 +1,4 @@
 /** Public reads: health, runtime information, platform metadata, the API contract, notices. */
-import { databaseReady } from '../../../db/sqlite.ts'
 import contract from '../contract.json'
 import { SOURCES } from '../model.ts'
 import notices from '../release-notices.json'
@@ -39,9 +38,9 @@ export function runtimeConfig(s: NdsSettings) {
   }
 }
 
-export function readiness(deps: NdsDeps, workerRunning: () => boolean) {
+export async function readiness(deps: NdsDeps, workerRunning: () => boolean) {
   const checks = {
-    database: { ok: databaseReady(deps.store.sqlite), detail: 'SELECT 1 on the unit database' },
+    database: { ok: await deps.store.ready(), detail: 'SELECT 1 on the unit database' },
     ingest_worker: { ok: workerRunning(), detail: 'the ingest job worker has started' },
   }
   const ready = Object.values(checks).every((c) => c.ok)
