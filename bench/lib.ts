@@ -80,7 +80,10 @@ async function waitUntilUp(url: string, proc: ReturnType<typeof Bun.spawn>, labe
     } catch {
       // not yet
     }
-    if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`${label} did not start`)
+    if (proc.exitCode !== null || Date.now() > deadline) {
+      proc.kill()
+      throw new Error(`${label} did not start`)
+    }
     await Bun.sleep(20)
   }
 }
