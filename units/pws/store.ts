@@ -341,7 +341,11 @@ export async function upsertSupportHandoffTx(tx: Sql, row: SupportHandoffRow): P
 // ---------- planning ----------
 
 export async function listPages({ db }: Storage, projectId: string): Promise<PageRow[]> {
-  return db.select().from(pages).where(eq(pages.projectId, projectId)).orderBy(asc(pages.slug)).all()
+  return listPagesTx(db, projectId)
+}
+
+export async function listPagesTx(tx: Sql, projectId: string): Promise<PageRow[]> {
+  return tx.select().from(pages).where(eq(pages.projectId, projectId)).orderBy(asc(pages.slug)).all()
 }
 
 export async function listCycles({ db }: Storage, projectId: string): Promise<CycleRow[]> {

@@ -30,6 +30,7 @@ import {
   listCycles,
   listModules,
   listPages,
+  listPagesTx,
   type PageRow,
   updatePageTx,
   upsertPageTx,
@@ -240,8 +241,8 @@ export async function syncFromRepo(deps: PwsDeps, repo: PlanningRepo | undefined
   const commit = await withGit(deps, 'sync_from_repo', () => r.pull())
   const now = deps.now()
   const slugs = r.listPages(projectId)
-  const known = await listPages(deps.storage, projectId)
   const synced = await writeback(deps, async (tx) => {
+    const known = await listPagesTx(tx, projectId)
     const pages: { slug: string; sync_state: string; repo_path: string }[] = []
     for (const slug of slugs) {
       const repoPath = pagePath(projectId, slug)
