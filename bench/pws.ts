@@ -14,7 +14,7 @@ import { Database } from 'bun:sqlite'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { tempDir } from '../test/harness.ts'
-import { bootPws, sessionCookie, TEST_SESSION_SECRET } from '../units/pws/testing.ts'
+import { bootPwsAsync, sessionCookie, TEST_SESSION_SECRET } from '../units/pws/testing.ts'
 import {
   type ComparedResult,
   compare,
@@ -147,7 +147,7 @@ function codeHost(token: string) {
 export async function seed(dir: string): Promise<Record<string, string>> {
   const token = 'bench-token-0123456789'
   const host = codeHost(token)
-  const t = bootPws({
+  const t = await bootPwsAsync({
     SVC_DATA_DIR: dir,
     PWS_GITHUB_URL: `http://127.0.0.1:${host.port}`,
     PWS_GITHUB_TOKEN: token,

@@ -272,16 +272,23 @@ export async function saveAnswerIn(
   await upsert(tx, answerRow(req, response, at))
 }
 
+const byKey = (req: Pick<IdempotencyRequest, 'scope' | 'key'>) =>
+  and(eq(idempotencyKeys.scope, req.scope), eq(idempotencyKeys.key, req.key))
+
+/**
+ * What the store holds for this key, judged against the request's fingerprint, read inside the
+ * caller's storage transaction: with `saveAnswerIn` in the same transaction, the check, the effect
+ * and its answer commit together (the storage form of `idempotencyStatements(db).lookup`).
+ */
+export async function lookupIn(tx: Sql, req: IdempotencyRequest): Promise<Lookup> {
+  return classify(await tx.select().from(idempotencyKeys).where(byKey(req)).get(), req.fingerprint)
+}
+
 function storageKeys(storage: Storage): KeySteps {
-  const byKey = (req: Pick<IdempotencyRequest, 'scope' | 'key'>) =>
-    and(eq(idempotencyKeys.scope, req.scope), eq(idempotencyKeys.key, req.key))
   return {
     claimUnlessAnswered: (req, t, lockMs) =>
       storage.transaction(async (tx) => {
-        const found = classify(
-          await tx.select().from(idempotencyKeys).where(byKey(req)).get(),
-          req.fingerprint,
-        )
+        const found = await lookupIn(tx, req)
         let claimed = false
         const seen = decide(found, t, () => {
           claimed = true

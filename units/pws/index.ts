@@ -6,10 +6,9 @@ import { credentials } from '../../common/credentials.ts'
 import { createPoller } from '../../common/poller.ts'
 import { sessionConfigProblems, sessionEnv, sessionOptions, sessionPlugin } from '../../common/session.ts'
 import { hmacHex, signaturePlugin } from '../../common/signature.ts'
-import { PersistenceGuard } from '../../db/guard.ts'
-import { sqliteLease } from '../../db/lease.ts'
+import { StorageGuard } from '../../db/guard.ts'
+import { storageLease } from '../../db/lease.ts'
 import { migrations } from '../../db/migrations/pws/index.ts'
-import type { Db } from '../../db/sqlite.ts'
 import { defineUnit, type HttpUnit } from '../../runtime/unit.ts'
 import { pwsContract } from './manifest.ts'
 import { meta } from './meta.ts'
@@ -124,6 +123,7 @@ export const definePws = (clock: () => number = Date.now): HttpUnit =>
       'Project workflow: projects, tasks and lanes, agents and handoffs, planning synced with git, delivery views from code hosts, the adapter sandbox, the EIS support handoff and the OIDC app login.',
     env,
     migrations,
+    libsql: true,
     probeRoutes: ['/healthz', '/readyz', '/metrics'],
     validate(config) {
       const problems = sessionConfigProblems(config)
@@ -180,9 +180,8 @@ export const definePws = (clock: () => number = Date.now): HttpUnit =>
         peerTimeoutMs: c.PWS_PEER_TIMEOUT_MS,
       }
       const deps: PwsDeps = {
-        db: ctx.db,
-        guard: new PersistenceGuard<Db>(ctx.db, ctx.sqlite, {
-          prepare: (db) => db,
+        storage: ctx.storage,
+        guard: new StorageGuard(ctx.storage, {
           onFailure: (err) => ctx.log.error({ err: (err as Error)?.message }, 'persistence failure'),
           code: PERSISTENCE_UNAVAILABLE,
           message: 'The project store is unavailable; nothing was written.',
@@ -190,7 +189,7 @@ export const definePws = (clock: () => number = Date.now): HttpUnit =>
         log: ctx.log,
         settings,
         contract,
-        counters: createPwsMetrics(ctx.metrics.registry, ctx.db, contract),
+        counters: createPwsMetrics(ctx.metrics.registry, ctx.storage, contract),
         now: clock,
       }
       const hooks = settings.providers
@@ -204,12 +203,13 @@ export const definePws = (clock: () => number = Date.now): HttpUnit =>
       const gitlabCreds = credentials({
         gitlabWebhook: { kind: 'header', header: 'X-Gitlab-Token', keys: hooks.gitlab?.webhookSecrets ?? [] },
       })
-      // The poll fallback (spec: every 5 minutes); one process of several polls, by lease.
+      // The poll fallback (spec: every 5 minutes); one process of several polls, by a lease in
+      // the unit's database (so replicas on one libSQL server take turns).
       const poller = createPoller({
         name: 'pws:provider-poll',
         intervalMs: c.PWS_POLL_INTERVAL_S * 1000,
         initialDelayMs: 1000,
-        lease: sqliteLease(ctx.db, 'pws:provider-poll', { durationMs: 10 * 60_000 }),
+        lease: storageLease(ctx.storage, 'pws:provider-poll', { durationMs: 10 * 60_000 }),
         log: ctx.log,
         run: () => pollAll(deps),
       })
@@ -232,7 +232,6 @@ export const definePws = (clock: () => number = Date.now): HttpUnit =>
         .use(
           statusRoutes({
             deps,
-            sqlite: ctx.sqlite,
             registry: ctx.metrics.registry,
             version: ctx.version,
             startedAt: ctx.startedAt,

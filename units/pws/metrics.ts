@@ -1,6 +1,6 @@
 import type { UnitContract } from '../../common/contract.ts'
 import { Counter, Gauge, type Registry } from '../../common/metrics.ts'
-import type { Db } from '../../db/sqlite.ts'
+import type { Storage } from '../../db/storage.ts'
 import { latestWebhooks, projectCounts } from './store.ts'
 
 /** Counters the services increment; gauges are read from the database at scrape time. */
@@ -12,7 +12,7 @@ export interface PwsCounters {
   planningSyncs: Counter<'direction' | 'result'>
 }
 
-export function createPwsMetrics(registry: Registry, db: Db, contract: UnitContract): PwsCounters {
+export function createPwsMetrics(registry: Registry, db: Storage, contract: UnitContract): PwsCounters {
   const registers = [registry]
   new Gauge({
     name: 'svc_pws_contract_info',

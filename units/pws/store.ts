@@ -1,10 +1,12 @@
 /**
  * PWS data access: the only module that knows the tables. Every function is async (callers
- * already await, ready for an async storage driver); writes that must see and change state
- * together run in one IMMEDIATE transaction with a synchronous callback.
+ * run on either storage driver): reads take the `Storage` and read committed data through
+ * `storage.db`; functions named `…Tx` take the caller's transaction (`tx: Sql`), so writes that
+ * must see and change state together run in one `storage.transaction`.
  */
 import { and, asc, count, desc, eq, gt, isNotNull, lt, ne, or, sql } from 'drizzle-orm'
-import type { Db } from '../../db/sqlite.ts'
+import type { SQLiteTable } from 'drizzle-orm/sqlite-core'
+import type { Sql, Storage } from '../../db/storage.ts'
 import type { TaskCount } from './rules/summary.ts'
 import { type LifecycleInput, lifecycleCutoffs } from './rules/tasks.ts'
 import {
@@ -37,11 +39,6 @@ export type DeliveryKind = DeliveryRow['kind']
 export type IntegrationStateRow = typeof integrationRuns.$inferSelect
 export type SandboxWriteRow = typeof sandboxWrites.$inferSelect
 
-/** One IMMEDIATE transaction; a throw inside rolls everything back. */
-function writeTx<T>(db: Db, fn: (tx: Db) => T): T {
-  return db.transaction((tx) => fn(tx as unknown as Db), { behavior: 'immediate' })
-}
-
 // ---------- keyset cursors ----------
 
 /** An opaque cursor: the sort position of the last item of a page. */
@@ -71,14 +68,30 @@ function pageOf<T>(rows: T[], limit: number, position: (row: T) => string[]): Pa
   return { rows: kept, next: position(kept[kept.length - 1] as T) }
 }
 
+/** One row in its own transaction, unless its key is taken: whether it went in. */
+async function insertUnlessTaken<T extends SQLiteTable>(
+  storage: Storage,
+  table: T,
+  row: T['$inferInsert'],
+): Promise<boolean> {
+  const inserted = await storage.transaction((tx) =>
+    tx.insert(table).values(row).onConflictDoNothing().returning({ one: sql<number>`1` }).all(),
+  )
+  return inserted.length > 0
+}
+
 // ---------- projects and lanes ----------
 
-export async function findProject(db: Db, projectId: string): Promise<ProjectRow | undefined> {
+export async function findProject({ db }: Storage, projectId: string): Promise<ProjectRow | undefined> {
   return db.select().from(projects).where(eq(projects.projectId, projectId)).get()
 }
 
-export async function listProjects(db: Db, limit: number, after?: string[]): Promise<PageOf<ProjectRow>> {
-  const rows = db
+export async function listProjects(
+  { db }: Storage,
+  limit: number,
+  after?: string[],
+): Promise<PageOf<ProjectRow>> {
+  const rows = await db
     .select()
     .from(projects)
     .where(after ? gt(projects.projectId, after[0] as string) : undefined)
@@ -88,21 +101,24 @@ export async function listProjects(db: Db, limit: number, after?: string[]): Pro
   return pageOf(rows, limit, (r) => [r.projectId])
 }
 
-export function insertProjectTx(tx: Db, project: ProjectRow, laneRows: LaneRow[]): boolean {
-  const inserted = tx.insert(projects).values(project).onConflictDoNothing().returning().all()
+export async function insertProjectTx(tx: Sql, project: ProjectRow, laneRows: LaneRow[]): Promise<boolean> {
+  const inserted = await tx.insert(projects).values(project).onConflictDoNothing().returning().all()
   if (inserted.length === 0) return false
-  tx.insert(lanes).values(laneRows).run()
+  await tx.insert(lanes).values(laneRows)
   return true
 }
 
-export async function listLanes(db: Db, projectId: string): Promise<(LaneRow & { taskCount: number })[]> {
-  const laneRows = db
+export async function listLanes(
+  { db }: Storage,
+  projectId: string,
+): Promise<(LaneRow & { taskCount: number })[]> {
+  const laneRows = await db
     .select()
     .from(lanes)
     .where(eq(lanes.projectId, projectId))
     .orderBy(asc(lanes.position))
     .all()
-  const counts = db
+  const counts = await db
     .select({ lane: tasks.lane, n: count() })
     .from(tasks)
     .where(eq(tasks.projectId, projectId))
@@ -112,14 +128,13 @@ export async function listLanes(db: Db, projectId: string): Promise<(LaneRow & {
   return laneRows.map((l) => ({ ...l, taskCount: byLane.get(l.laneKey) ?? 0 }))
 }
 
-export function laneExistsTx(tx: Db, projectId: string, lane: string): boolean {
-  return (
-    tx
-      .select({ k: lanes.laneKey })
-      .from(lanes)
-      .where(and(eq(lanes.projectId, projectId), eq(lanes.laneKey, lane)))
-      .get() !== undefined
-  )
+export async function laneExistsTx(tx: Sql, projectId: string, lane: string): Promise<boolean> {
+  const row = await tx
+    .select({ k: lanes.laneKey })
+    .from(lanes)
+    .where(and(eq(lanes.projectId, projectId), eq(lanes.laneKey, lane)))
+    .get()
+  return row !== undefined
 }
 
 // ---------- tasks ----------
@@ -131,7 +146,7 @@ export interface TaskFilter {
 }
 
 export async function listTasks(
-  db: Db,
+  { db }: Storage,
   projectId: string,
   filter: TaskFilter,
   limit: number,
@@ -149,7 +164,7 @@ export async function listTasks(
     )
     if (position) conditions.push(position)
   }
-  const rows = db
+  const rows = await db
     .select()
     .from(tasks)
     .where(and(...conditions))
@@ -160,15 +175,19 @@ export async function listTasks(
 }
 
 /** Every task of a project (summaries and the board). */
-export async function allTasks(db: Db, projectId: string): Promise<TaskRow[]> {
+export async function allTasks({ db }: Storage, projectId: string): Promise<TaskRow[]> {
   return db.select().from(tasks).where(eq(tasks.projectId, projectId)).orderBy(asc(tasks.createdAt)).all()
 }
 
-export async function findTask(db: Db, projectId: string, taskKey: string): Promise<TaskRow | undefined> {
+export async function findTask(
+  { db }: Storage,
+  projectId: string,
+  taskKey: string,
+): Promise<TaskRow | undefined> {
   return findTaskTx(db, projectId, taskKey)
 }
 
-export function findTaskTx(tx: Db, projectId: string, taskKey: string): TaskRow | undefined {
+export async function findTaskTx(tx: Sql, projectId: string, taskKey: string): Promise<TaskRow | undefined> {
   return tx
     .select()
     .from(tasks)
@@ -177,8 +196,8 @@ export function findTaskTx(tx: Db, projectId: string, taskKey: string): TaskRow 
 }
 
 /** Hand out the next task number of a project. */
-export function takeTaskSeqTx(tx: Db, projectId: string): number {
-  const row = tx
+export async function takeTaskSeqTx(tx: Sql, projectId: string): Promise<number> {
+  const row = await tx
     .update(projects)
     .set({ nextTaskSeq: sql`${projects.nextTaskSeq} + 1` })
     .where(eq(projects.projectId, projectId))
@@ -187,12 +206,23 @@ export function takeTaskSeqTx(tx: Db, projectId: string): number {
   return (row?.seq ?? 2) - 1
 }
 
-export function insertTaskTx(tx: Db, row: TaskRow): boolean {
-  return tx.insert(tasks).values(row).onConflictDoNothing().returning({ k: tasks.taskKey }).all().length > 0
+export async function insertTaskTx(tx: Sql, row: TaskRow): Promise<boolean> {
+  const inserted = await tx
+    .insert(tasks)
+    .values(row)
+    .onConflictDoNothing()
+    .returning({ k: tasks.taskKey })
+    .all()
+  return inserted.length > 0
 }
 
-export function updateTaskTx(tx: Db, projectId: string, taskKey: string, patch: Partial<TaskRow>): TaskRow {
-  const row = tx
+export async function updateTaskTx(
+  tx: Sql,
+  projectId: string,
+  taskKey: string,
+  patch: Partial<TaskRow>,
+): Promise<TaskRow> {
+  const row = await tx
     .update(tasks)
     .set(patch)
     .where(and(eq(tasks.projectId, projectId), eq(tasks.taskKey, taskKey)))
@@ -204,8 +234,8 @@ export function updateTaskTx(tx: Db, projectId: string, taskKey: string, patch: 
 
 // ---------- agents and handoffs ----------
 
-export async function listAgents(db: Db, projectId: string, limit: number, after?: string[]) {
-  const rows = db
+export async function listAgents({ db }: Storage, projectId: string, limit: number, after?: string[]) {
+  const rows = await db
     .select()
     .from(agents)
     .where(and(eq(agents.projectId, projectId), after ? gt(agents.agentKey, after[0] as string) : undefined))
@@ -215,20 +245,17 @@ export async function listAgents(db: Db, projectId: string, limit: number, after
   return pageOf(rows, limit, (r) => [r.agentKey])
 }
 
-export async function insertAgent(db: Db, row: AgentRow): Promise<boolean> {
-  return (
-    db.insert(agents).values(row).onConflictDoNothing().returning({ k: agents.agentKey }).all().length > 0
-  )
-}
+export const insertAgent = (storage: Storage, row: AgentRow): Promise<boolean> =>
+  insertUnlessTaken(storage, agents, row)
 
 export async function listHandoffs(
-  db: Db,
+  { db }: Storage,
   projectId: string,
   state: string | undefined,
   limit: number,
   after?: string[],
 ): Promise<PageOf<HandoffRow>> {
-  const rows = db
+  const rows = await db
     .select()
     .from(handoffs)
     .where(
@@ -245,14 +272,18 @@ export async function listHandoffs(
 }
 
 export async function findHandoff(
-  db: Db,
+  { db }: Storage,
   projectId: string,
   handoffId: string,
 ): Promise<HandoffRow | undefined> {
   return findHandoffTx(db, projectId, handoffId)
 }
 
-export function findHandoffTx(tx: Db, projectId: string, handoffId: string): HandoffRow | undefined {
+export async function findHandoffTx(
+  tx: Sql,
+  projectId: string,
+  handoffId: string,
+): Promise<HandoffRow | undefined> {
   return tx
     .select()
     .from(handoffs)
@@ -260,12 +291,16 @@ export function findHandoffTx(tx: Db, projectId: string, handoffId: string): Han
     .get()
 }
 
-export function insertHandoffTx(tx: Db, row: HandoffRow): void {
-  tx.insert(handoffs).values(row).run()
+export async function insertHandoffTx(tx: Sql, row: HandoffRow): Promise<void> {
+  await tx.insert(handoffs).values(row)
 }
 
-export function updateHandoffTx(tx: Db, handoffId: string, patch: Partial<HandoffRow>): HandoffRow {
-  const row = tx.update(handoffs).set(patch).where(eq(handoffs.handoffId, handoffId)).returning().get()
+export async function updateHandoffTx(
+  tx: Sql,
+  handoffId: string,
+  patch: Partial<HandoffRow>,
+): Promise<HandoffRow> {
+  const row = await tx.update(handoffs).set(patch).where(eq(handoffs.handoffId, handoffId)).returning().get()
   if (!row) throw new Error(`handoff ${handoffId} vanished inside its own transaction`)
   return row
 }
@@ -278,19 +313,23 @@ const openAt = (projectId: string, at: string) =>
     or(sql`${handoffs.expiresAt} is null`, gt(handoffs.expiresAt, at)),
   )
 
-export async function countOpenHandoffs(db: Db, projectId: string, at: string): Promise<number> {
-  const row = db.select({ n: count() }).from(handoffs).where(openAt(projectId, at)).get()
+export async function countOpenHandoffs({ db }: Storage, projectId: string, at: string): Promise<number> {
+  const row = await db.select({ n: count() }).from(handoffs).where(openAt(projectId, at)).get()
   return row?.n ?? 0
 }
 
 // ---------- support handoffs ----------
 
-export function findSupportHandoffTx(tx: Db, correlationId: string): SupportHandoffRow | undefined {
+export async function findSupportHandoffTx(
+  tx: Sql,
+  correlationId: string,
+): Promise<SupportHandoffRow | undefined> {
   return tx.select().from(supportHandoffs).where(eq(supportHandoffs.correlationId, correlationId)).get()
 }
 
-export function upsertSupportHandoffTx(tx: Db, row: SupportHandoffRow): void {
-  tx.insert(supportHandoffs)
+export async function upsertSupportHandoffTx(tx: Sql, row: SupportHandoffRow): Promise<void> {
+  await tx
+    .insert(supportHandoffs)
     .values(row)
     .onConflictDoUpdate({
       target: supportHandoffs.correlationId,
@@ -301,15 +340,19 @@ export function upsertSupportHandoffTx(tx: Db, row: SupportHandoffRow): void {
 
 // ---------- planning ----------
 
-export async function listPages(db: Db, projectId: string): Promise<PageRow[]> {
-  return db.select().from(pages).where(eq(pages.projectId, projectId)).orderBy(asc(pages.slug)).all()
+export async function listPages({ db }: Storage, projectId: string): Promise<PageRow[]> {
+  return listPagesTx(db, projectId)
 }
 
-export async function listCycles(db: Db, projectId: string): Promise<CycleRow[]> {
+export async function listPagesTx(tx: Sql, projectId: string): Promise<PageRow[]> {
+  return tx.select().from(pages).where(eq(pages.projectId, projectId)).orderBy(asc(pages.slug)).all()
+}
+
+export async function listCycles({ db }: Storage, projectId: string): Promise<CycleRow[]> {
   return db.select().from(cycles).where(eq(cycles.projectId, projectId)).orderBy(asc(cycles.cycleKey)).all()
 }
 
-export async function listModules(db: Db, projectId: string): Promise<ModuleRow[]> {
+export async function listModules({ db }: Storage, projectId: string): Promise<ModuleRow[]> {
   return db
     .select()
     .from(modules)
@@ -320,7 +363,11 @@ export async function listModules(db: Db, projectId: string): Promise<ModuleRow[
 
 // ---------- delivery ----------
 
-export async function deliveryOf(db: Db, projectId: string, kind: DeliveryKind): Promise<DeliveryRow[]> {
+export async function deliveryOf(
+  { db }: Storage,
+  projectId: string,
+  kind: DeliveryKind,
+): Promise<DeliveryRow[]> {
   return db
     .select()
     .from(deliveryItems)
@@ -329,22 +376,24 @@ export async function deliveryOf(db: Db, projectId: string, kind: DeliveryKind):
     .all()
 }
 
-export async function integrationStates(db: Db, projectId: string): Promise<IntegrationStateRow[]> {
+export async function integrationStates({ db }: Storage, projectId: string): Promise<IntegrationStateRow[]> {
   return db.select().from(integrationRuns).where(eq(integrationRuns.projectId, projectId)).all()
 }
 
 // ---------- facts ----------
 
-export async function projectCounts(db: Db): Promise<{ projects: number; bound: number; tasks: number }> {
-  const p = db
+export async function projectCounts({
+  db,
+}: Storage): Promise<{ projects: number; bound: number; tasks: number }> {
+  const p = await db
     .select({ n: count(), bound: sql<number>`coalesce(sum(${projects.repoFullName} is not null), 0)` })
     .from(projects)
     .get()
-  const t = db.select({ n: count() }).from(tasks).get()
+  const t = await db.select({ n: count() }).from(tasks).get()
   return { projects: p?.n ?? 0, bound: Number(p?.bound ?? 0), tasks: t?.n ?? 0 }
 }
 
-export async function latestWebhooks(db: Db): Promise<{ provider: string; at: string | null }[]> {
+export async function latestWebhooks({ db }: Storage): Promise<{ provider: string; at: string | null }[]> {
   return db
     .select({
       provider: integrationRuns.provider,
@@ -355,7 +404,7 @@ export async function latestWebhooks(db: Db): Promise<{ provider: string; at: st
     .all()
 }
 
-export async function handoffCountsByAgent(db: Db, projectId: string, at: string) {
+export async function handoffCountsByAgent({ db }: Storage, projectId: string, at: string) {
   return db
     .select({ from: handoffs.fromAgent, to: handoffs.toAgent, n: count() })
     .from(handoffs)
@@ -364,16 +413,16 @@ export async function handoffCountsByAgent(db: Db, projectId: string, at: string
     .all()
 }
 
-export function ensureAgentTx(tx: Db, row: AgentRow): void {
-  tx.insert(agents).values(row).onConflictDoNothing().run()
+export async function ensureAgentTx(tx: Sql, row: AgentRow): Promise<void> {
+  await tx.insert(agents).values(row).onConflictDoNothing()
 }
 
-export function findTaskBySourceTx(
-  tx: Db,
+export async function findTaskBySourceTx(
+  tx: Sql,
   projectId: string,
   sourceReferenceType: string,
   sourceReference: string,
-): TaskRow | undefined {
+): Promise<TaskRow | undefined> {
   return tx
     .select()
     .from(tasks)
@@ -389,12 +438,12 @@ export function findTaskBySourceTx(
 
 // ---------- adapter sandbox ----------
 
-export function insertSandboxWriteTx(tx: Db, row: SandboxWriteRow): void {
-  tx.insert(sandboxWrites).values(row).onConflictDoNothing().run()
+export async function insertSandboxWriteTx(tx: Sql, row: SandboxWriteRow): Promise<void> {
+  await tx.insert(sandboxWrites).values(row).onConflictDoNothing()
 }
 
 export async function findSandboxWrite(
-  db: Db,
+  { db }: Storage,
   projectId: string,
   scenario: string,
   idempotencyKey: string,
@@ -412,23 +461,21 @@ export async function findSandboxWrite(
     .get()
 }
 
-export async function insertCycle(db: Db, row: CycleRow): Promise<boolean> {
-  return (
-    db.insert(cycles).values(row).onConflictDoNothing().returning({ k: cycles.cycleKey }).all().length > 0
-  )
-}
+export const insertCycle = (storage: Storage, row: CycleRow): Promise<boolean> =>
+  insertUnlessTaken(storage, cycles, row)
 
-export async function insertModule(db: Db, row: ModuleRow): Promise<boolean> {
-  return (
-    db.insert(modules).values(row).onConflictDoNothing().returning({ k: modules.moduleKey }).all().length > 0
-  )
-}
+export const insertModule = (storage: Storage, row: ModuleRow): Promise<boolean> =>
+  insertUnlessTaken(storage, modules, row)
 
-export async function findPage(db: Db, projectId: string, slug: string): Promise<PageRow | undefined> {
+export async function findPage(
+  { db }: Storage,
+  projectId: string,
+  slug: string,
+): Promise<PageRow | undefined> {
   return findPageTx(db, projectId, slug)
 }
 
-export function findPageTx(tx: Db, projectId: string, slug: string): PageRow | undefined {
+export async function findPageTx(tx: Sql, projectId: string, slug: string): Promise<PageRow | undefined> {
   return tx
     .select()
     .from(pages)
@@ -436,12 +483,12 @@ export function findPageTx(tx: Db, projectId: string, slug: string): PageRow | u
     .get()
 }
 
-export async function insertPage(db: Db, row: PageRow): Promise<boolean> {
-  return db.insert(pages).values(row).onConflictDoNothing().returning({ k: pages.slug }).all().length > 0
-}
+export const insertPage = (storage: Storage, row: PageRow): Promise<boolean> =>
+  insertUnlessTaken(storage, pages, row)
 
-export function upsertPageTx(tx: Db, row: PageRow): void {
-  tx.insert(pages)
+export async function upsertPageTx(tx: Sql, row: PageRow): Promise<void> {
+  await tx
+    .insert(pages)
     .values(row)
     .onConflictDoUpdate({
       target: [pages.projectId, pages.slug],
@@ -456,8 +503,13 @@ export function upsertPageTx(tx: Db, row: PageRow): void {
     .run()
 }
 
-export function updatePageTx(tx: Db, projectId: string, slug: string, patch: Partial<PageRow>): PageRow {
-  const row = tx
+export async function updatePageTx(
+  tx: Sql,
+  projectId: string,
+  slug: string,
+  patch: Partial<PageRow>,
+): Promise<PageRow> {
+  const row = await tx
     .update(pages)
     .set(patch)
     .where(and(eq(pages.projectId, projectId), eq(pages.slug, slug)))
@@ -469,7 +521,7 @@ export function updatePageTx(tx: Db, projectId: string, slug: string, patch: Par
 
 // ---------- delivery ingest ----------
 
-export async function boundProjects(db: Db): Promise<ProjectRow[]> {
+export async function boundProjects({ db }: Storage): Promise<ProjectRow[]> {
   return db
     .select()
     .from(projects)
@@ -477,7 +529,7 @@ export async function boundProjects(db: Db): Promise<ProjectRow[]> {
     .all()
 }
 
-export function deliveryOfTx(tx: Db, projectId: string, provider: string): DeliveryRow[] {
+export async function deliveryOfTx(tx: Sql, projectId: string, provider: string): Promise<DeliveryRow[]> {
   return tx
     .select()
     .from(deliveryItems)
@@ -485,8 +537,9 @@ export function deliveryOfTx(tx: Db, projectId: string, provider: string): Deliv
     .all()
 }
 
-export function upsertDeliveryTx(tx: Db, row: DeliveryRow): void {
-  tx.insert(deliveryItems)
+export async function upsertDeliveryTx(tx: Sql, row: DeliveryRow): Promise<void> {
+  await tx
+    .insert(deliveryItems)
     .values(row)
     .onConflictDoUpdate({
       target: [deliveryItems.projectId, deliveryItems.kind, deliveryItems.provider, deliveryItems.externalId],
@@ -501,11 +554,12 @@ export function upsertDeliveryTx(tx: Db, row: DeliveryRow): void {
     .run()
 }
 
-export function deleteDeliveryTx(
-  tx: Db,
+export async function deleteDeliveryTx(
+  tx: Sql,
   row: Pick<DeliveryRow, 'projectId' | 'kind' | 'provider' | 'externalId'>,
-): void {
-  tx.delete(deliveryItems)
+): Promise<void> {
+  await tx
+    .delete(deliveryItems)
     .where(
       and(
         eq(deliveryItems.projectId, row.projectId),
@@ -517,13 +571,13 @@ export function deleteDeliveryTx(
     .run()
 }
 
-export function findDeliveryTx(
-  tx: Db,
+export async function findDeliveryTx(
+  tx: Sql,
   projectId: string,
   kind: DeliveryKind,
   provider: string,
   externalId: string,
-): DeliveryRow | undefined {
+): Promise<DeliveryRow | undefined> {
   return tx
     .select()
     .from(deliveryItems)
@@ -538,32 +592,38 @@ export function findDeliveryTx(
     .get()
 }
 
-export async function recordIntegrationState(db: Db, row: IntegrationStateRow): Promise<void> {
-  db.insert(integrationRuns)
-    .values(row)
-    .onConflictDoUpdate({
-      target: [integrationRuns.projectId, integrationRuns.provider],
-      set: {
-        repository: row.repository,
-        lastResult: row.lastResult,
-        lastError: row.lastError,
-        ...(row.lastPollAt ? { lastPollAt: row.lastPollAt } : {}),
-        ...(row.lastWebhookAt ? { lastWebhookAt: row.lastWebhookAt } : {}),
-      },
-    })
-    .run()
+export async function recordIntegrationState(storage: Storage, row: IntegrationStateRow): Promise<void> {
+  await storage.transaction(async (tx) => {
+    await tx
+      .insert(integrationRuns)
+      .values(row)
+      .onConflictDoUpdate({
+        target: [integrationRuns.projectId, integrationRuns.provider],
+        set: {
+          repository: row.repository,
+          lastResult: row.lastResult,
+          lastError: row.lastError,
+          ...(row.lastPollAt ? { lastPollAt: row.lastPollAt } : {}),
+          ...(row.lastWebhookAt ? { lastWebhookAt: row.lastWebhookAt } : {}),
+        },
+      })
+  })
 }
 
 /** Tasks of a project linked to outside items of one reference type, by reference. */
 export async function linkedTasks(
-  db: Db,
+  { db }: Storage,
   projectId: string,
   sourceReferenceType: string,
 ): Promise<TaskRow[]> {
   return linkedTasksTx(db, projectId, sourceReferenceType)
 }
 
-export function linkedTasksTx(tx: Db, projectId: string, sourceReferenceType: string): TaskRow[] {
+export async function linkedTasksTx(
+  tx: Sql,
+  projectId: string,
+  sourceReferenceType: string,
+): Promise<TaskRow[]> {
   return tx
     .select()
     .from(tasks)
@@ -575,16 +635,22 @@ export function linkedTasksTx(tx: Db, projectId: string, sourceReferenceType: st
 
 export type OidcLoginRow = typeof oidcLogins.$inferSelect
 
-export async function insertOidcLogin(db: Db, row: OidcLoginRow, expiredBefore: string): Promise<void> {
-  writeTx(db, (tx) => {
-    tx.delete(oidcLogins).where(lt(oidcLogins.createdAt, expiredBefore)).run()
-    tx.insert(oidcLogins).values(row).run()
+export async function insertOidcLogin(
+  storage: Storage,
+  row: OidcLoginRow,
+  expiredBefore: string,
+): Promise<void> {
+  await storage.transaction(async (tx) => {
+    await tx.delete(oidcLogins).where(lt(oidcLogins.createdAt, expiredBefore))
+    await tx.insert(oidcLogins).values(row)
   })
 }
 
 /** The login of this state, removed as it is read: a callback is answered once. */
-export async function takeOidcLogin(db: Db, state: string): Promise<OidcLoginRow | undefined> {
-  return db.delete(oidcLogins).where(eq(oidcLogins.state, state)).returning().get()
+export async function takeOidcLogin(storage: Storage, state: string): Promise<OidcLoginRow | undefined> {
+  return storage.transaction((tx) =>
+    tx.delete(oidcLogins).where(eq(oidcLogins.state, state)).returning().get(),
+  )
 }
 
 /** What the active-workflow summary reads of every task: a narrow row, so 10 000 tasks stay cheap. */
@@ -605,7 +671,7 @@ export interface SummaryFacts {
  * table rows); the other four are index lookups, or one pass over the project's tasks for the 20
  * latest case-linked ones, so the summary never maps a row per task into JavaScript.
  */
-export async function summaryFacts(db: Db, projectId: string, nowMs: number): Promise<SummaryFacts> {
+export async function summaryFacts({ db }: Storage, projectId: string, nowMs: number): Promise<SummaryFacts> {
   const cutoffs = lifecycleCutoffs(nowMs)
   const ofProject = eq(tasks.projectId, projectId)
   // In the column order of the index pws_tasks_summary, so SQLite groups as it scans.

@@ -7,8 +7,9 @@
 import { expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { migrations } from '../../db/migrations/pws/index.ts'
-import { openDatabase } from '../../db/sqlite.ts'
-import { tempDir } from '../../test/harness.ts'
+import { openEmbeddedStorage, openLibsqlStorage, type Storage } from '../../db/storage.ts'
+import { tempDir, testDriver } from '../../test/harness.ts'
+import { type Sqld, startSqld } from '../../test/sqld.ts'
 import { isActionableReview, type PullRequestData } from './rules/delivery.ts'
 import { taskGroups } from './rules/summary.ts'
 import { lifecycleOf } from './rules/tasks.ts'
@@ -18,11 +19,29 @@ import { deliveryItems, projects, tasks } from './tables.ts'
 const DAY = 86_400_000
 const NOW = Date.parse('2026-11-23T12:00:00.000Z')
 
+/** PWS's migrated database on the test driver (`SVC_TEST_DRIVER=libsql`: a fresh sqld). */
+async function openPwsStorage(): Promise<{ storage: Storage; close(): Promise<void> }> {
+  let sqld: Sqld | undefined
+  if (testDriver() === 'libsql') sqld = await startSqld()
+  const storage = sqld
+    ? await openLibsqlStorage(sqld.url, migrations)
+    : openEmbeddedStorage(join(tempDir('svc-pws-facts-'), 'pws.sqlite'), migrations)
+  return {
+    storage,
+    async close() {
+      await storage.close()
+      await sqld?.stop()
+    },
+  }
+}
+
 test('summaryFacts equals the per-task rules on every combination', async () => {
-  const { db, close } = openDatabase(join(tempDir('svc-pws-facts-'), 'pws.sqlite'), migrations)
+  const { storage, close } = await openPwsStorage()
   const at = new Date(NOW).toISOString()
-  db.insert(projects).values({ projectId: 'p', name: 'p', createdAt: at, updatedAt: at }).run()
-  db.insert(projects).values({ projectId: 'other', name: 'o', createdAt: at, updatedAt: at }).run()
+  await storage.transaction(async (db) => {
+    await db.insert(projects).values({ projectId: 'p', name: 'p', createdAt: at, updatedAt: at })
+    await db.insert(projects).values({ projectId: 'other', name: 'o', createdAt: at, updatedAt: at })
+  })
   // Ages on both sides of the 14- and 30-day cutoffs, and exactly on them.
   const ages = [DAY, 14 * DAY, 14 * DAY + 1, 20 * DAY, 30 * DAY, 30 * DAY + 1, 45 * DAY]
   const rows: (typeof tasks.$inferInsert)[] = []
@@ -55,11 +74,6 @@ test('summaryFacts equals the per-task rules on every combination', async () => 
               updatedAt: new Date(NOW - (ages[i % ages.length] as number) - i).toISOString(),
             })
           }
-  db.insert(tasks).values(rows).run()
-  // Tasks of another project never count.
-  db.insert(tasks)
-    .values({ ...(rows[0] as typeof tasks.$inferInsert), projectId: 'other', workflowState: 'conflicted' })
-    .run()
   const prs: [string, string, Record<string, unknown>][] = [
     ['1', 'open', { draft: false, review_decision: null }],
     ['3', 'open', { draft: true, review_decision: null }],
@@ -67,8 +81,13 @@ test('summaryFacts equals the per-task rules on every combination', async () => 
     ['9', 'closed', { draft: false, review_decision: null }],
     ['12', 'open', { review_decision: 'changes_requested' }],
   ]
-  db.insert(deliveryItems)
-    .values(
+  await storage.transaction(async (db) => {
+    await db.insert(tasks).values(rows)
+    // Tasks of another project never count.
+    await db
+      .insert(tasks)
+      .values({ ...(rows[0] as typeof tasks.$inferInsert), projectId: 'other', workflowState: 'conflicted' })
+    await db.insert(deliveryItems).values(
       prs.map(([id, state, data]) => ({
         projectId: 'p',
         kind: 'pull_request' as const,
@@ -81,9 +100,9 @@ test('summaryFacts equals the per-task rules on every combination', async () => 
         updatedAt: at,
       })),
     )
-    .run()
+  })
 
-  const facts = await summaryFacts(db, 'p', NOW)
+  const facts = await summaryFacts(storage, 'p', NOW)
 
   const expected = new Map<string, number>()
   for (const r of rows) {
@@ -133,5 +152,5 @@ test('summaryFacts equals the per-task rules on every combination', async () => 
   expect(facts.actionableReviews).toBe(2)
   // `github:1` is the reference of every fifth task: attached twice.
   expect(facts.duplicateAttachment).toBe(true)
-  close()
+  await close()
 })

@@ -2,7 +2,7 @@
 
 import { DEFAULT_SESSION_MAX_AGE_S, issueSession, type Role } from '../../common/session.ts'
 import type { Env } from '../../runtime/run.ts'
-import { bootForTest, type TestResponse, type TestUnit } from '../../test/harness.ts'
+import { bootForTest, bootForTestAsync, type TestResponse, type TestUnit } from '../../test/harness.ts'
 import { definePws } from './index.ts'
 
 export const TEST_SESSION_SECRET = 'pws-test-session-secret-0123456789abcdef'
@@ -35,11 +35,22 @@ export interface PwsTest {
   project(projectId: string, extra?: Record<string, unknown>): Promise<string>
 }
 
+/**
+ * PWS booted in process on the test driver (`SVC_TEST_DRIVER=libsql`: a fresh sqld of its own);
+ * PWS's own suites use it.
+ */
+export async function bootPwsAsync(env: Env = {}, clock?: () => number): Promise<PwsTest> {
+  return pwsTest((await bootForTestAsync(definePws(clock), withSecret(env))) as TestUnit<unknown>)
+}
+
+/** PWS booted in process on an embedded file, synchronously (for other units' tests that need a PWS). */
 export function bootPws(env: Env = {}, clock?: () => number): PwsTest {
-  const u = bootForTest(definePws(clock), {
-    PWS_SESSION_SECRET: TEST_SESSION_SECRET,
-    ...env,
-  }) as TestUnit<unknown>
+  return pwsTest(bootForTest(definePws(clock), withSecret(env)) as TestUnit<unknown>)
+}
+
+const withSecret = (env: Env): Env => ({ PWS_SESSION_SECRET: TEST_SESSION_SECRET, ...env })
+
+function pwsTest(u: TestUnit<unknown>): PwsTest {
   const t: PwsTest = {
     u,
     get: async (path, role = 'viewer') => u.request(path, { headers: { cookie: await sessionCookie(role) } }),

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Json } from '../../../test/harness.ts'
-import { bootPws } from '../testing.ts'
+import { bootPwsAsync } from '../testing.ts'
 
 let now = Date.parse('2026-11-23T10:00:00.000Z')
-const t = bootPws({}, () => now)
+const t = await bootPwsAsync({}, () => now)
 const P = '/api/v1/projects/crew'
 let taskKey = ''
 beforeAll(async () => {

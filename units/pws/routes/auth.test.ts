@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
-import { bootPws, sessionCookie } from '../testing.ts'
+import { bootPwsAsync, sessionCookie } from '../testing.ts'
 
-const t = bootPws()
+const t = await bootPwsAsync()
 afterAll(() => t.u.dispose())
 
 describe('OIDC and session contract routes', () => {

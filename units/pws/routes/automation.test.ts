@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { fakePeer, type Json, json } from '../../../test/harness.ts'
-import { bootPws } from '../testing.ts'
+import { bootPwsAsync } from '../testing.ts'
 
 const n8n = fakePeer((req) => {
   if (req.headers.get('x-n8n-api-key') !== 'n8n-key') return json({ message: 'unauthorized' }, 401)
@@ -38,7 +38,11 @@ const wta = fakePeer((req) =>
     ? json({ ok: true })
     : json({ operator: { state: 'ok' }, upgrade: { pending: 2 } }),
 )
-const t = bootPws({ PWS_AUTOMATION_URL: n8n.url, PWS_AUTOMATION_API_KEY: 'n8n-key', SVC_WTA_URL: wta.url })
+const t = await bootPwsAsync({
+  PWS_AUTOMATION_URL: n8n.url,
+  PWS_AUTOMATION_API_KEY: 'n8n-key',
+  SVC_WTA_URL: wta.url,
+})
 const P = '/api/v1/projects/ops/integrations'
 beforeAll(() => t.project('ops'))
 afterAll(async () => {
@@ -86,7 +90,7 @@ describe('workflow-automation integrations', () => {
   test('expert: WTA reachability and status; unconfigured, reads say so and sync answers 503', async () => {
     const res: Json = await (await t.get(`${P}/automation-expert`)).json()
     expect(res).toMatchObject({ reachable: true, status: { operator: { state: 'ok' } } })
-    const bare = bootPws()
+    const bare = await bootPwsAsync()
     try {
       await bare.project('ops')
       const r = await bare.get('/api/v1/projects/ops/integrations/automation-operator')

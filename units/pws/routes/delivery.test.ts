@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { hmacHex, signBody } from '../../../common/signature.ts'
 import type { Json } from '../../../test/harness.ts'
 import { fakeCodeHost } from '../fixtures/code-host.ts'
-import { bootPws } from '../testing.ts'
+import { bootPwsAsync } from '../testing.ts'
 
 const TOKEN = 'ghp_fake_token_0123456789'
 const SECRET = 'webhook-secret-0123456789'
 const host = fakeCodeHost(TOKEN)
-const t = bootPws({
+const t = await bootPwsAsync({
   PWS_GITHUB_URL: host.peer.url,
   PWS_GITHUB_TOKEN: TOKEN,
   PWS_GITHUB_WEBHOOK_SECRET: SECRET,
@@ -266,7 +266,11 @@ describe('provider ingest', () => {
 describe('poll fallback', () => {
   test('the poller syncs bound projects on its own, holding the lease', async () => {
     const polled = fakeCodeHost(TOKEN)
-    const p = bootPws({ PWS_GITHUB_URL: polled.peer.url, PWS_GITHUB_TOKEN: TOKEN, PWS_POLL_INTERVAL_S: '1' })
+    const p = await bootPwsAsync({
+      PWS_GITHUB_URL: polled.peer.url,
+      PWS_GITHUB_TOKEN: TOKEN,
+      PWS_POLL_INTERVAL_S: '1',
+    })
     try {
       await p.project('polled', { primary_repo_ref: { provider: 'github', full_name: 'acme/app' } })
       const poller = p.u.background.find((b) => b.name === 'pws:provider-poll')

@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import Provider from 'oidc-provider'
 import type { Json } from '../../../test/harness.ts'
-import { bootPws, type PwsTest } from '../testing.ts'
+import { bootPwsAsync, type PwsTest } from '../testing.ts'
 
 const ACCOUNTS: Record<string, { name: string; pws_role?: string }> = {
   alice: { name: 'Alice', pws_role: 'admin' },
@@ -41,7 +41,7 @@ beforeAll(async () => {
       ACCOUNTS[id] ? { accountId: id, claims: () => ({ sub: id, ...ACCOUNTS[id] }) } : undefined,
   })
   server.on('request', provider.callback())
-  t = bootPws({
+  t = await bootPwsAsync({
     PWS_OIDC_ISSUER: issuer,
     PWS_OIDC_CLIENT_ID: 'pws',
     PWS_OIDC_CLIENT_SECRET: 'pws-client-secret-0123456789',
@@ -161,7 +161,7 @@ describe('OIDC app login', () => {
   })
 
   test('unconfigured, there is no login route and the status says so', async () => {
-    const bare = bootPws()
+    const bare = await bootPwsAsync()
     try {
       expect((await bare.u.request('/api/v1/auth/oidc/login')).status).toBe(404)
       expect((await (await bare.u.request('/api/v1/auth/oidc/status')).json()).configured).toBe(false)

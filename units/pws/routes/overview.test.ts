@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Json } from '../../../test/harness.ts'
-import { bootPws } from '../testing.ts'
+import { bootPwsAsync } from '../testing.ts'
 
-const t = bootPws({ ADAPTER_SANDBOX_WRITE_ENABLED: 'true', ADAPTER_SANDBOX_OWNER_REPO: 'acme/platform' })
+const t = await bootPwsAsync({
+  ADAPTER_SANDBOX_WRITE_ENABLED: 'true',
+  ADAPTER_SANDBOX_OWNER_REPO: 'acme/platform',
+})
 afterAll(() => t.u.dispose())
 beforeAll(async () => {
   await t.project('sandbox-ov', { primary_repo_ref: { provider: 'gitlab', full_name: 'acme/ops' } })

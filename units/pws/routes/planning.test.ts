@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { type Json, tempDir } from '../../../test/harness.ts'
-import { bootPws } from '../testing.ts'
+import { bootPwsAsync } from '../testing.ts'
 
 const root = tempDir('svc-pws-git-')
 const remote = join(root, 'planning.git')
@@ -33,7 +33,7 @@ git(other, 'add', '.')
 git(other, 'commit', '--quiet', '-m', 'roadmap')
 git(other, 'push', '--quiet', '-u', 'origin', 'main')
 
-const t = bootPws({ PWS_PLANNING_REPO: remote })
+const t = await bootPwsAsync({ PWS_PLANNING_REPO: remote })
 const P = '/api/v1/projects/plan'
 beforeAll(() => t.project('plan'))
 afterAll(async () => {
@@ -186,7 +186,7 @@ describe('planning pages synced with a git repository', () => {
 
 describe('planning without a repository, cycles and modules', () => {
   test('sync routes answer 503 planning_repo_not_configured; cycles and modules are created and counted', async () => {
-    const bare = bootPws()
+    const bare = await bootPwsAsync()
     try {
       await bare.project('solo')
       const res = await bare.send('POST', '/api/v1/projects/solo/planning/pages/sync-from-repo', {})

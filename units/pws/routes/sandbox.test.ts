@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Json } from '../../../test/harness.ts'
-import { bootPws, type PwsTest } from '../testing.ts'
+import { bootPwsAsync, type PwsTest } from '../testing.ts'
 
 const ENV = { ADAPTER_SANDBOX_WRITE_ENABLED: 'true', ADAPTER_SANDBOX_OWNER_REPO: 'acme/platform' }
-const t = bootPws(ENV)
+const t = await bootPwsAsync(ENV)
 const P = '/api/v1/projects/sandbox-team-a'
 const W = `${P}/adapter-sandbox/writes`
 afterAll(() => t.u.dispose())
@@ -171,8 +171,8 @@ describe('adapter sandbox writes', () => {
 
 describe('sandbox flag off', () => {
   let off: PwsTest
-  beforeAll(() => {
-    off = bootPws({ ADAPTER_SANDBOX_OWNER_REPO: 'acme/platform' })
+  beforeAll(async () => {
+    off = await bootPwsAsync({ ADAPTER_SANDBOX_OWNER_REPO: 'acme/platform' })
   })
   afterAll(() => off.u.dispose())
   test('every write is refused with 403 and nothing is created', async () => {

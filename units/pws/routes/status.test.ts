@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { platformManifest } from '../../../common/contract.ts'
 import { pwsContract } from '../manifest.ts'
-import { bootPws } from '../testing.ts'
+import { bootPwsAsync } from '../testing.ts'
 
-const t = bootPws({
+const t = await bootPwsAsync({
   PWS_GITHUB_URL: 'http://127.0.0.1:9',
   PWS_GITHUB_WEBHOOK_SECRET: 'whsec-0123456789abcdef',
 })
@@ -85,10 +85,10 @@ describe('open runtime entry surfaces', () => {
 
 describe('persistence loss', () => {
   test('a dead database: writes answer 503 persistence_unavailable, readiness 503, liveness stays up', async () => {
-    const dead = bootPws()
+    const dead = await bootPwsAsync()
     try {
       await dead.project('doomed')
-      dead.u.ctx.sqlite.close()
+      await dead.u.storage.close()
       const res = await dead.send('POST', '/api/v1/projects/doomed/adapter-sandbox/writes', {}, 'admin')
       expect(res.status).toBeLessThan(500)
       const write = await dead.send('POST', '/api/v1/projects', { project_id: 'after', name: 'x' })

@@ -1,4 +1,3 @@
-import type { Database } from 'bun:sqlite'
 import { Elysia } from 'elysia'
 import type { UnitContract } from '../../../common/contract.ts'
 import type { Registry } from '../../../common/metrics.ts'
@@ -22,7 +21,6 @@ import { membershipFacts, readiness, VERIFY_PATHS, workspaceFacts } from '../ser
 
 export interface StatusDeps {
   deps: PwsDeps
-  sqlite: Database
   registry: Registry
   version: string
   startedAt: string
@@ -71,8 +69,8 @@ export const statusRoutes = (s: StatusDeps) => {
     )
     .get(
       '/readyz',
-      ({ set }) => {
-        const body = readiness(deps, s.sqlite)
+      async ({ set }) => {
+        const body = await readiness(deps)
         if (body.status === 'not_ready') set.status = 503
         return body
       },

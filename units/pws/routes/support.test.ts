@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import type { Json } from '../../../test/harness.ts'
-import { bootPws } from '../testing.ts'
+import { bootPwsAsync } from '../testing.ts'
 
 const TOKEN = 'eis-handoff-token-0123456789'
-const t = bootPws({ PWS_SUPPORT_HANDOFF_TOKEN: TOKEN })
+const t = await bootPwsAsync({ PWS_SUPPORT_HANDOFF_TOKEN: TOKEN })
 afterAll(() => t.u.dispose())
 
 const envelope = (extra: Json = {}, ticket: Json = {}): Json => ({
@@ -121,7 +121,7 @@ describe('support handoff from EIS', () => {
   })
 
   test('unset token: the route fails closed with 503', async () => {
-    const bare = bootPws()
+    const bare = await bootPwsAsync()
     try {
       const res = await bare.u.send('POST', '/api/v1/support/handoff', envelope(), {
         authorization: 'Bearer anything',

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Json } from '../../../test/harness.ts'
-import { bootPws, sessionCookie } from '../testing.ts'
+import { bootPwsAsync, sessionCookie } from '../testing.ts'
 
-const t = bootPws()
+const t = await bootPwsAsync()
 const P = '/api/v1/projects/flow'
 beforeAll(() => t.project('flow'))
 afterAll(() => t.u.dispose())

@@ -46,8 +46,8 @@ export const handoffView = (h: HandoffRow, nowMs: number) => ({
 
 export async function agentsPage(deps: PwsDeps, projectId: string, query: Static<typeof AgentListQuery>) {
   await requireProject(deps, projectId)
-  const page = await listAgents(deps.db, projectId, query.limit ?? 100, cursorPosition(query.cursor, 1))
-  const counts = await handoffCountsByAgent(deps.db, projectId, iso(deps.now()))
+  const page = await listAgents(deps.storage, projectId, query.limit ?? 100, cursorPosition(query.cursor, 1))
+  const counts = await handoffCountsByAgent(deps.storage, projectId, iso(deps.now()))
   const sum = (key: string, side: 'from' | 'to') =>
     counts.filter((c) => c[side] === key).reduce((n, c) => n + c.n, 0)
   return {
@@ -72,7 +72,7 @@ export async function createAgent(deps: PwsDeps, projectId: string, body: Static
     kind: body.kind ?? 'human',
     createdAt: iso(deps.now()),
   }
-  if (!(await insertAgent(deps.db, row))) {
+  if (!(await insertAgent(deps.storage, row))) {
     throw conflict('agent_exists', `The project already has an agent ${body.agent_key}.`)
   }
   return {
@@ -113,16 +113,16 @@ export async function createHandoff(
     createdAt: at,
     decidedAt: null,
   }
-  write(deps, (tx) => {
-    if (!findTaskTx(tx, projectId, body.task_key)) {
+  await write(deps, async (tx) => {
+    if (!(await findTaskTx(tx, projectId, body.task_key))) {
       throw unprocessable('unknown_task', `Project ${projectId} has no task ${body.task_key}.`, {
         task_key: body.task_key,
       })
     }
     for (const agentKey of [body.from_agent, body.to_agent]) {
-      ensureAgentTx(tx, { projectId, agentKey, displayName: agentKey, kind: 'agent', createdAt: at })
+      await ensureAgentTx(tx, { projectId, agentKey, displayName: agentKey, kind: 'agent', createdAt: at })
     }
-    insertHandoffTx(tx, row)
+    await insertHandoffTx(tx, row)
   })
   return handoffView(row, now)
 }
@@ -130,7 +130,7 @@ export async function createHandoff(
 export async function handoffsPage(deps: PwsDeps, projectId: string, query: Static<typeof HandoffListQuery>) {
   await requireProject(deps, projectId)
   const page = await listHandoffs(
-    deps.db,
+    deps.storage,
     projectId,
     query.state,
     query.limit ?? 100,
@@ -144,7 +144,7 @@ const handoffNotFound = (id: string) => notFound('handoff_not_found', `No handof
 
 export async function getHandoff(deps: PwsDeps, projectId: string, handoffId: string) {
   await requireProject(deps, projectId)
-  const row = await findHandoff(deps.db, projectId, handoffId)
+  const row = await findHandoff(deps.storage, projectId, handoffId)
   if (!row) throw handoffNotFound(handoffId)
   return handoffView(row, deps.now())
 }
@@ -161,8 +161,8 @@ export async function decideHandoff(
 ) {
   await requireProject(deps, projectId)
   const now = deps.now()
-  const row = write(deps, (tx) => {
-    const current = findHandoffTx(tx, projectId, handoffId)
+  const row = await write(deps, async (tx) => {
+    const current = await findHandoffTx(tx, projectId, handoffId)
     if (!current) throw handoffNotFound(handoffId)
     const state = effectiveState(current, now)
     const lapsedExpiry = action === 'expire' && state === 'expired' && current.state === 'open'

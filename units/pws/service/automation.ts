@@ -2,7 +2,7 @@
 import { unavailable } from '../../../common/errors.ts'
 import { AutomationError, type AutomationSettings, expertStatus, operatorSnapshot } from '../automation.ts'
 import { nextVersion } from '../rules/versioning.ts'
-import { findTaskBySourceTx, updateTaskTx } from '../store.ts'
+import { findTaskBySourceTx, type TaskRow, updateTaskTx } from '../store.ts'
 import { iso, type PwsDeps, write } from './deps.ts'
 import { requireProject } from './projects.ts'
 import { insertNewTaskTx, taskView } from './tasks.ts'
@@ -45,13 +45,15 @@ export async function operatorSync(deps: PwsDeps, projectId: string) {
   const snap = await snapshot(deps)
   const now = deps.now()
   const at = iso(now)
-  const tasks = write(deps, (tx) =>
-    snap.failing.map((f) => {
+  // One after another on the transaction: each new task takes the next task number.
+  const tasks = await write(deps, async (tx) => {
+    const out: TaskRow[] = []
+    for (const f of snap.failing) {
       const title = `Workflow ${f.workflow_name} failing (${f.failed_executions} failed executions)`
       const state = f.active ? 'active' : 'inactive'
-      const existing = findTaskBySourceTx(tx, projectId, SOURCE, f.workflow_id)
+      const existing = await findTaskBySourceTx(tx, projectId, SOURCE, f.workflow_id)
       if (!existing) {
-        return insertNewTaskTx(
+        const row = await insertNewTaskTx(
           tx,
           projectId,
           {
@@ -65,15 +67,20 @@ export async function operatorSync(deps: PwsDeps, projectId: string) {
           },
           at,
         )
+        out.push(row)
+      } else if (existing.title === title && existing.externalTruthState === state) {
+        out.push(existing)
+      } else {
+        const row = await updateTaskTx(tx, projectId, existing.taskKey, {
+          title,
+          externalTruthState: state,
+          updatedAt: nextVersion(existing.updatedAt, now),
+        })
+        out.push(row)
       }
-      if (existing.title === title && existing.externalTruthState === state) return existing
-      return updateTaskTx(tx, projectId, existing.taskKey, {
-        title,
-        externalTruthState: state,
-        updatedAt: nextVersion(existing.updatedAt, now),
-      })
-    }),
-  )
+    }
+    return out
+  })
   return {
     project_id: projectId,
     sync_mode: 'auto',

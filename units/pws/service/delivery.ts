@@ -5,7 +5,7 @@
 import type { Static } from 'elysia'
 import { notFound, unavailable, unprocessable } from '../../../common/errors.ts'
 import { canonicalJson } from '../../../common/hash.ts'
-import type { Db } from '../../../db/sqlite.ts'
+import type { Sql } from '../../../db/storage.ts'
 import type { ReviewActionRequest } from '../model/delivery.ts'
 import { fetchRepository, ProviderError, type RepositorySnapshot, setPullRequestState } from '../providers.ts'
 import {
@@ -58,9 +58,9 @@ function storeSnapshot(deps: PwsDeps, project: ProjectRow, provider: Provider, s
   const now = deps.now()
   const at = iso(now)
   const repo = project.repoFullName as string
-  return write(deps, (tx) => {
+  return write(deps, async (tx) => {
     const existing = new Map(
-      deliveryOfTx(tx, project.projectId, provider).map((r) => [`${r.kind}:${r.externalId}`, r]),
+      (await deliveryOfTx(tx, project.projectId, provider)).map((r) => [`${r.kind}:${r.externalId}`, r]),
     )
     let changed = 0
     for (const kind of KINDS) {
@@ -72,7 +72,7 @@ function storeSnapshot(deps: PwsDeps, project: ProjectRow, provider: Provider, s
         const same =
           before && before.state === item.state && canonicalJson(before.data) === canonicalJson(data)
         if (!same) changed++
-        upsertDeliveryTx(tx, {
+        await upsertDeliveryTx(tx, {
           projectId: project.projectId,
           kind,
           provider,
@@ -85,8 +85,8 @@ function storeSnapshot(deps: PwsDeps, project: ProjectRow, provider: Provider, s
         })
       }
     }
-    for (const gone of existing.values()) deleteDeliveryTx(tx, gone)
-    const confirmed = confirmReadbackTx(tx, project.projectId, provider, snap, now)
+    for (const gone of existing.values()) await deleteDeliveryTx(tx, gone)
+    const confirmed = await confirmReadbackTx(tx, project.projectId, provider, snap, now)
     return { changed, removed: existing.size, confirmed }
   })
 }
@@ -95,22 +95,22 @@ function storeSnapshot(deps: PwsDeps, project: ProjectRow, provider: Provider, s
  * Readback: tasks linked to a pull request follow its state at the provider; a task waiting for
  * confirmation of a review action is confirmed once the provider shows the state it asked for.
  */
-function confirmReadbackTx(
-  tx: Db,
+async function confirmReadbackTx(
+  tx: Sql,
   projectId: string,
   provider: Provider,
   snap: RepositorySnapshot,
   now: number,
-) {
+): Promise<number> {
   const states = new Map(snap.pull_request.map((p) => [prReference(provider, p.externalId), p.state]))
   let confirmed = 0
-  for (const task of linkedTasksTx(tx, projectId, 'pull_request')) {
+  for (const task of await linkedTasksTx(tx, projectId, 'pull_request')) {
     const state = task.sourceReference ? states.get(task.sourceReference) : undefined
     if (state === undefined) continue
     const waiting = task.writebackGuardState === 'pending_confirmation'
     if (state === task.externalTruthState && !waiting) continue
     if (waiting && state === task.externalTruthState) confirmed++
-    updateTaskTx(tx, projectId, task.taskKey, {
+    await updateTaskTx(tx, projectId, task.taskKey, {
       externalTruthState: state,
       writebackGuardState:
         waiting && state !== task.externalTruthState
@@ -146,9 +146,9 @@ export async function syncProject(deps: PwsDeps, project: ProjectRow, source: 'w
     source === 'webhook' ? { lastWebhookAt: at, lastPollAt: null } : { lastPollAt: at, lastWebhookAt: null }
   try {
     const snap = await fetchRepository(provider, settings, repo, deps.settings.peerTimeoutMs)
-    const stored = storeSnapshot(deps, project, provider, snap)
+    const stored = await storeSnapshot(deps, project, provider, snap)
     const result = Object.fromEntries(KINDS.map((k) => [k, snap[k].length]))
-    await recordIntegrationState(deps.db, {
+    await recordIntegrationState(deps.storage, {
       projectId: project.projectId,
       provider,
       repository: repo,
@@ -160,7 +160,7 @@ export async function syncProject(deps: PwsDeps, project: ProjectRow, source: 'w
     return { provider, repository: repo, source, items: result, ...stored }
   } catch (err) {
     const message = err instanceof ProviderError ? err.message : String(err)
-    await recordIntegrationState(deps.db, {
+    await recordIntegrationState(deps.storage, {
       projectId: project.projectId,
       provider,
       repository: repo,
@@ -182,7 +182,7 @@ export async function syncProject(deps: PwsDeps, project: ProjectRow, source: 'w
 /** The poll fallback: every bound project whose provider is configured. Failures are logged, not thrown. */
 export async function pollAll(deps: PwsDeps): Promise<number> {
   let synced = 0
-  for (const project of await boundProjects(deps.db)) {
+  for (const project of await boundProjects(deps.storage)) {
     if (!deps.settings.providers[project.repoProvider as Provider]) continue
     try {
       await syncProject(deps, project, 'poll')
@@ -196,7 +196,7 @@ export async function pollAll(deps: PwsDeps): Promise<number> {
 
 /** A verified webhook for `repository`: sync every project bound to it. */
 export async function webhookSync(deps: PwsDeps, provider: Provider, repository: string) {
-  const projects = (await boundProjects(deps.db)).filter(
+  const projects = (await boundProjects(deps.storage)).filter(
     (p) => p.repoProvider === provider && p.repoFullName?.toLowerCase() === repository.toLowerCase(),
   )
   const results = []
@@ -225,7 +225,7 @@ const dataOf = <T>(r: DeliveryRow) => r.data as unknown as T
 
 export async function deliveryList(deps: PwsDeps, projectId: string, kind: DeliveryKind) {
   await requireProject(deps, projectId)
-  const rows = await deliveryOf(deps.db, projectId, kind)
+  const rows = await deliveryOf(deps.storage, projectId, kind)
   return {
     project_id: projectId,
     items: rows.map((r) => ({
@@ -261,8 +261,8 @@ export const prReference = (provider: string, externalId: string) => `${provider
 
 export async function reviewQueue(deps: PwsDeps, projectId: string) {
   await requireProject(deps, projectId)
-  const prs = (await deliveryOf(deps.db, projectId, 'pull_request')).filter((r) => r.state === 'open')
-  const links = linkMap(await linkedTasks(deps.db, projectId, 'pull_request'))
+  const prs = (await deliveryOf(deps.storage, projectId, 'pull_request')).filter((r) => r.state === 'open')
+  const links = linkMap(await linkedTasks(deps.storage, projectId, 'pull_request'))
   const items = prs.map((r) => {
     const pr = dataOf<PullRequestData>(r)
     const linked = links.get(prReference(r.provider, r.externalId)) ?? []
@@ -308,13 +308,13 @@ export async function reviewQueue(deps: PwsDeps, projectId: string) {
 export async function branchQueue(deps: PwsDeps, projectId: string) {
   await requireProject(deps, projectId)
   const now = deps.now()
-  const branches = await deliveryOf(deps.db, projectId, 'branch')
+  const branches = await deliveryOf(deps.storage, projectId, 'branch')
   const openHeads = new Set(
-    (await deliveryOf(deps.db, projectId, 'pull_request'))
+    (await deliveryOf(deps.storage, projectId, 'pull_request'))
       .filter((r) => r.state === 'open')
       .map((r) => `${r.provider}:${dataOf<PullRequestData>(r).head_branch}`),
   )
-  const links = linkMap(await linkedTasks(deps.db, projectId, 'branch'))
+  const links = linkMap(await linkedTasks(deps.storage, projectId, 'branch'))
   const items = branches.map((r) => {
     const b = dataOf<BranchData>(r)
     return {
@@ -347,15 +347,17 @@ export async function branchQueue(deps: PwsDeps, projectId: string) {
 
 export async function releaseReadiness(deps: PwsDeps, projectId: string) {
   await requireProject(deps, projectId)
-  const pipelines = (await deliveryOf(deps.db, projectId, 'pipeline')).map((r) => dataOf<PipelineData>(r))
-  const deployments = (await deliveryOf(deps.db, projectId, 'deployment')).map((r) =>
+  const pipelines = (await deliveryOf(deps.storage, projectId, 'pipeline')).map((r) =>
+    dataOf<PipelineData>(r),
+  )
+  const deployments = (await deliveryOf(deps.storage, projectId, 'deployment')).map((r) =>
     dataOf<DeploymentData>(r),
   )
-  const prs = (await deliveryOf(deps.db, projectId, 'pull_request')).filter((r) => r.state === 'open')
-  const releaseTasks = linkMap(await linkedTasks(deps.db, projectId, 'release'))
+  const prs = (await deliveryOf(deps.storage, projectId, 'pull_request')).filter((r) => r.state === 'open')
+  const releaseTasks = linkMap(await linkedTasks(deps.storage, projectId, 'release'))
   const latestPipeline = newest(pipelines, (p) => p.updated_at || p.created_at)?.status ?? null
   const latestDeployment = newest(deployments, (d) => d.created_at)?.status ?? null
-  const items = (await deliveryOf(deps.db, projectId, 'release')).map((r) => {
+  const items = (await deliveryOf(deps.storage, projectId, 'release')).map((r) => {
     const release = dataOf<ReleaseData>(r)
     const open = prs.filter((p) => p.provider === r.provider)
     const risky = open.filter((p) => isRiskyReview(p.state, dataOf<PullRequestData>(p))).length
@@ -395,11 +397,13 @@ export async function releaseReadiness(deps: PwsDeps, projectId: string) {
 
 export async function healthSummary(deps: PwsDeps, projectId: string) {
   await requireProject(deps, projectId)
-  const pipelines = (await deliveryOf(deps.db, projectId, 'pipeline')).map((r) => dataOf<PipelineData>(r))
-  const deployments = (await deliveryOf(deps.db, projectId, 'deployment')).map((r) =>
+  const pipelines = (await deliveryOf(deps.storage, projectId, 'pipeline')).map((r) =>
+    dataOf<PipelineData>(r),
+  )
+  const deployments = (await deliveryOf(deps.storage, projectId, 'deployment')).map((r) =>
     dataOf<DeploymentData>(r),
   )
-  const environments = (await deliveryOf(deps.db, projectId, 'environment')).map((r) =>
+  const environments = (await deliveryOf(deps.storage, projectId, 'environment')).map((r) =>
     dataOf<EnvironmentData>(r),
   )
   const latestPerRef = new Map<string, PipelineData>()
@@ -426,7 +430,7 @@ export async function healthSummary(deps: PwsDeps, projectId: string) {
     latest_pipeline_green: latest !== undefined && isSucceededStatus(latest.status),
     deployment_healthy: failedDeployments === 0,
     risky_reviews_unresolved: queue.items.some((i) => i.risky),
-    open_handoffs: await countOpenHandoffs(deps.db, projectId, iso(deps.now())),
+    open_handoffs: await countOpenHandoffs(deps.storage, projectId, iso(deps.now())),
     doctor_errors: (await doctor(deps, projectId)).error_count,
   }
 }
@@ -447,16 +451,16 @@ export async function createLinkedTask(
   await requireProject(deps, projectId)
   const now = deps.now()
   const reference = prReference(provider, externalId)
-  const out = write(deps, (tx) => {
-    const item = findDeliveryTx(tx, projectId, kind, provider, externalId)
+  const out = await write(deps, async (tx) => {
+    const item = await findDeliveryTx(tx, projectId, kind, provider, externalId)
     if (!item) throw itemNotFound(kind, provider, externalId)
-    const existing = findTaskBySourceTx(tx, projectId, kind, reference)
+    const existing = await findTaskBySourceTx(tx, projectId, kind, reference)
     if (existing) return { task: existing, created: false }
     const title =
       kind === 'pull_request'
         ? `Review: ${dataOf<PullRequestData>(item).title}`
         : `Branch ${dataOf<BranchData>(item).name}`
-    const task = insertNewTaskTx(
+    const task = await insertNewTaskTx(
       tx,
       projectId,
       {
@@ -490,8 +494,8 @@ export async function reviewAction(
 ) {
   const project = await requireProject(deps, projectId)
   const target = STATE_ACTIONS[body.state_action as keyof typeof STATE_ACTIONS]
-  const currentItem = (tx: Parameters<Parameters<typeof writeback>[1]>[0]) => {
-    const item = findDeliveryTx(tx, projectId, 'pull_request', provider, externalId)
+  const currentItem = async (tx: Sql) => {
+    const item = await findDeliveryTx(tx, projectId, 'pull_request', provider, externalId)
     if (!item) throw itemNotFound('pull_request', provider, externalId)
     const verdict = judgeVersion(body.expected_version, item.updatedAt)
     if (verdict !== 'current') {
@@ -511,7 +515,7 @@ export async function reviewAction(
     }
     return item
   }
-  writeback(deps, currentItem)
+  await writeback(deps, currentItem)
   if (!target) {
     throw unprocessable('unsupported_state_action', 'state_action must be close or reopen.', {
       supported: Object.keys(STATE_ACTIONS),
@@ -537,13 +541,13 @@ export async function reviewAction(
     throw err
   }
   const now = deps.now()
-  const updated = writeback(deps, (tx) => {
-    const item = currentItem(tx)
+  const updated = await writeback(deps, async (tx) => {
+    const item = await currentItem(tx)
     const next = nextVersion(item.updatedAt, now)
-    upsertDeliveryTx(tx, { ...item, state: target, updatedAt: next })
-    const tasks = findTaskBySourceTx(tx, projectId, 'pull_request', prReference(provider, externalId))
+    await upsertDeliveryTx(tx, { ...item, state: target, updatedAt: next })
+    const tasks = await findTaskBySourceTx(tx, projectId, 'pull_request', prReference(provider, externalId))
     if (tasks) {
-      updateTaskTx(tx, projectId, tasks.taskKey, {
+      await updateTaskTx(tx, projectId, tasks.taskKey, {
         externalTruthState: target,
         workflowState: 'verification_required',
         writebackGuardState: 'pending_confirmation',

@@ -1,8 +1,8 @@
 import type { UnitContract } from '../../../common/contract.ts'
 import { AppError } from '../../../common/errors.ts'
 import type { Logger } from '../../../common/logger.ts'
-import type { PersistenceGuard } from '../../../db/guard.ts'
-import type { Db } from '../../../db/sqlite.ts'
+import type { StorageGuard } from '../../../db/guard.ts'
+import type { Sql, Storage } from '../../../db/storage.ts'
 import type { AutomationSettings } from '../automation.ts'
 import type { PwsCounters } from '../metrics.ts'
 import type { Provider } from '../rules/delivery.ts'
@@ -45,9 +45,10 @@ export interface PwsSettings {
 
 /** What every PWS service function is handed. */
 export interface PwsDeps {
-  db: Db
+  /** Reads through `storage.db`; writes through `guard` (or `storage.transaction`). */
+  storage: Storage
   /** Writes go through it: a storage failure is a 503 (nothing written) and degrades readiness. */
-  guard: PersistenceGuard<Db>
+  guard: StorageGuard
   log: Logger
   settings: PwsSettings
   contract: UnitContract
@@ -61,9 +62,9 @@ export const iso = (ms: number): string => new Date(ms).toISOString()
  * Run a writeback's transaction; a 409 version refusal is counted in
  * `svc_pws_writeback_conflicts_total` before it passes through.
  */
-export function writeback<T>(deps: PwsDeps, fn: (tx: Db) => T): T {
+export async function writeback<T>(deps: PwsDeps, fn: (tx: Sql) => Promise<T>): Promise<T> {
   try {
-    return deps.guard.write(fn)
+    return await deps.guard.write(fn)
   } catch (err) {
     const conflict =
       err instanceof AppError ? (err.extra?.conflict as { target_type?: string; reason?: string }) : undefined
@@ -78,4 +79,4 @@ export function writeback<T>(deps: PwsDeps, fn: (tx: Db) => T): T {
 }
 
 /** One guarded IMMEDIATE transaction (a storage failure is a 503 `persistence_unavailable`). */
-export const write = <T>(deps: PwsDeps, fn: (tx: Db) => T): T => deps.guard.write(fn)
+export const write = <T>(deps: PwsDeps, fn: (tx: Sql) => Promise<T>): Promise<T> => deps.guard.write(fn)

@@ -97,7 +97,7 @@ export function createOidcLogin(o: OidcClientOptions): OidcLogin {
       const redirectUri = callbackUrl(requestUrl).href
       const now = deps.now()
       await insertOidcLogin(
-        deps.db,
+        deps.storage,
         {
           state: loginState,
           codeVerifier: verifier,
@@ -121,7 +121,7 @@ export function createOidcLogin(o: OidcClientOptions): OidcLogin {
       const url = new URL(requestUrl)
       const loginState = url.searchParams.get('state')
       if (!loginState) throw badRequest('state_missing', 'The callback has no state.')
-      const login = await takeOidcLogin(deps.db, loginState)
+      const login = await takeOidcLogin(deps.storage, loginState)
       if (!login || Date.parse(login.createdAt) < deps.now() - LOGIN_TTL_MS) {
         throw unauthorized('login_unknown', 'This login is unknown or expired; start again.')
       }

@@ -18,14 +18,14 @@ import { requireProject } from './projects.ts'
 export async function activeWorkflow(deps: PwsDeps, projectId: string) {
   const project = await requireProject(deps, projectId)
   const nowMs = deps.now()
-  const { counts, ...facts } = await summaryFacts(deps.db, projectId, nowMs)
-  const cycles = await listCycles(deps.db, projectId)
+  const { counts, ...facts } = await summaryFacts(deps.storage, projectId, nowMs)
+  const cycles = await listCycles(deps.storage, projectId)
   return activeWorkflowSummary({
     project,
     groups: taskGroups(counts, nowMs),
     ...facts,
     nowMs,
-    pages: await listPages(deps.db, projectId),
+    pages: await listPages(deps.storage, projectId),
     planningRepoConfigured: deps.settings.planningRepo !== undefined,
     activeCycleKey: cycles.find((c) => c.state === 'active')?.cycleKey ?? null,
     contract: deps.contract,
@@ -45,7 +45,7 @@ const SYNC_STALE_MS = 2 * GIT_POLL_FALLBACK_MINUTES * 60_000
 async function doctorChecks(deps: PwsDeps, project: ProjectRow): Promise<DoctorCheck[]> {
   const now = deps.now()
   const checks: DoctorCheck[] = []
-  const lanes = await listLanes(deps.db, project.projectId)
+  const lanes = await listLanes(deps.storage, project.projectId)
   checks.push(
     lanes.length > 0
       ? { name: 'lanes', status: 'ok', message: `${lanes.length} lanes` }
@@ -77,7 +77,9 @@ async function doctorChecks(deps: PwsDeps, project: ProjectRow): Promise<DoctorC
               message: `no webhook secret: sync relies on the ${GIT_POLL_FALLBACK_MINUTES} minute poll`,
             },
       )
-      const state = (await integrationStates(deps.db, project.projectId)).find((s) => s.provider === provider)
+      const state = (await integrationStates(deps.storage, project.projectId)).find(
+        (s) => s.provider === provider,
+      )
       const last = [state?.lastWebhookAt, state?.lastPollAt]
         .filter((x): x is string => !!x)
         .sort()
@@ -103,7 +105,7 @@ async function doctorChecks(deps: PwsDeps, project: ProjectRow): Promise<DoctorC
           message: 'PWS_PLANNING_REPO is not set: pages are local only',
         },
   )
-  const tasks = await allTasks(deps.db, project.projectId)
+  const tasks = await allTasks(deps.storage, project.projectId)
   const stale = tasks.filter((t) => lifecycleOf(t, now) === 'stale').length
   checks.push(
     stale === 0
@@ -129,7 +131,7 @@ export async function doctor(deps: PwsDeps, projectId: string) {
 }
 
 export async function integrationsOverview(deps: PwsDeps, projectId: string) {
-  const states = await integrationStates(deps.db, projectId)
+  const states = await integrationStates(deps.storage, projectId)
   return Object.fromEntries(
     PROVIDERS.map((p) => {
       const settings = deps.settings.providers[p]
@@ -159,6 +161,6 @@ export async function operatorDashboard(deps: PwsDeps, projectId: string) {
     mode,
     doctor: await doctor(deps, projectId),
     integrations: await integrationsOverview(deps, projectId),
-    open_handoffs: await countOpenHandoffs(deps.db, projectId, iso(deps.now())),
+    open_handoffs: await countOpenHandoffs(deps.storage, projectId, iso(deps.now())),
   }
 }

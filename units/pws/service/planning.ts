@@ -4,6 +4,7 @@
  */
 import type { Static } from 'elysia'
 import { AppError, conflict, notFound, unavailable } from '../../../common/errors.ts'
+import type { Sql } from '../../../db/storage.ts'
 import type {
   CreateCycleRequest,
   CreateModuleRequest,
@@ -29,6 +30,7 @@ import {
   listCycles,
   listModules,
   listPages,
+  listPagesTx,
   type PageRow,
   updatePageTx,
   upsertPageTx,
@@ -57,8 +59,8 @@ const syncResult = (p: PageRow) => ({
 
 export async function cyclesOf(deps: PwsDeps, projectId: string) {
   await requireProject(deps, projectId)
-  const tasks = await allTasks(deps.db, projectId)
-  const items = (await listCycles(deps.db, projectId)).map((c) => ({
+  const tasks = await allTasks(deps.storage, projectId)
+  const items = (await listCycles(deps.storage, projectId)).map((c) => ({
     cycle_key: c.cycleKey,
     title: c.title,
     state: c.state,
@@ -81,7 +83,7 @@ export async function createCycle(deps: PwsDeps, projectId: string, body: Static
     endsOn: body.ends_on ?? null,
     createdAt: iso(deps.now()),
   }
-  if (!(await insertCycle(deps.db, row)))
+  if (!(await insertCycle(deps.storage, row)))
     throw conflict('cycle_exists', `Cycle ${body.cycle_key} already exists.`)
   return {
     cycle_key: row.cycleKey,
@@ -96,8 +98,8 @@ export async function createCycle(deps: PwsDeps, projectId: string, body: Static
 
 export async function modulesOf(deps: PwsDeps, projectId: string) {
   await requireProject(deps, projectId)
-  const tasks = await allTasks(deps.db, projectId)
-  const items = (await listModules(deps.db, projectId)).map((m) => ({
+  const tasks = await allTasks(deps.storage, projectId)
+  const items = (await listModules(deps.storage, projectId)).map((m) => ({
     module_key: m.moduleKey,
     title: m.title,
     cycle_key: m.cycleKey,
@@ -122,7 +124,7 @@ export async function createModule(
     state: body.state ?? 'open',
     createdAt: iso(deps.now()),
   }
-  if (!(await insertModule(deps.db, row)))
+  if (!(await insertModule(deps.storage, row)))
     throw conflict('module_exists', `Module ${body.module_key} already exists.`)
   return {
     module_key: row.moduleKey,
@@ -136,7 +138,7 @@ export async function createModule(
 
 export async function pagesOf(deps: PwsDeps, projectId: string) {
   await requireProject(deps, projectId)
-  const items = (await listPages(deps.db, projectId)).map((p) => {
+  const items = (await listPages(deps.storage, projectId)).map((p) => {
     const { body: _body, ...view } = pageView(p)
     return view
   })
@@ -147,7 +149,7 @@ const pageNotFound = (slug: string) => notFound('page_not_found', `No planning p
 
 export async function getPage(deps: PwsDeps, projectId: string, slug: string) {
   await requireProject(deps, projectId)
-  const page = await findPage(deps.db, projectId, slug)
+  const page = await findPage(deps.storage, projectId, slug)
   if (!page) throw pageNotFound(slug)
   return pageView(page)
 }
@@ -164,18 +166,14 @@ export async function createPage(deps: PwsDeps, projectId: string, body: Static<
     repoCommit: null,
     updatedAt: iso(deps.now()),
   }
-  if (!(await insertPage(deps.db, row))) throw conflict('page_exists', `Page ${body.slug} already exists.`)
+  if (!(await insertPage(deps.storage, row)))
+    throw conflict('page_exists', `Page ${body.slug} already exists.`)
   return pageView(row)
 }
 
 /** Check a page's expected_version inside a writeback transaction: 404, or 409 with conflict detail. */
-function currentPage(
-  tx: Parameters<Parameters<typeof writeback>[1]>[0],
-  projectId: string,
-  slug: string,
-  expected: string | undefined,
-) {
-  const page = findPageTx(tx, projectId, slug)
+async function currentPage(tx: Sql, projectId: string, slug: string, expected: string | undefined) {
+  const page = await findPageTx(tx, projectId, slug)
   if (!page) throw pageNotFound(slug)
   const verdict = judgeVersion(expected, page.updatedAt)
   if (verdict !== 'current') {
@@ -197,8 +195,8 @@ export async function updatePage(
 ) {
   await requireProject(deps, projectId)
   const now = deps.now()
-  const row = writeback(deps, (tx) => {
-    const page = currentPage(tx, projectId, slug, body.expected_version)
+  const row = await writeback(deps, async (tx) => {
+    const page = await currentPage(tx, projectId, slug, body.expected_version)
     return updatePageTx(tx, projectId, slug, {
       title: body.title ?? page.title,
       body: body.body ?? page.body,
@@ -243,20 +241,22 @@ export async function syncFromRepo(deps: PwsDeps, repo: PlanningRepo | undefined
   const commit = await withGit(deps, 'sync_from_repo', () => r.pull())
   const now = deps.now()
   const slugs = r.listPages(projectId)
-  const known = await listPages(deps.db, projectId)
-  const synced = writeback(deps, (tx) => {
-    const fromRepo = slugs.map((slug) => {
+  const synced = await writeback(deps, async (tx) => {
+    const known = await listPagesTx(tx, projectId)
+    const pages: { slug: string; sync_state: string; repo_path: string }[] = []
+    for (const slug of slugs) {
       const repoPath = pagePath(projectId, slug)
       const { title, body } = parsePage(r.readPage(repoPath) ?? '', slug)
-      const current = findPageTx(tx, projectId, slug)
+      const current = await findPageTx(tx, projectId, slug)
       // Unpushed local edits are never overwritten by a sync: push or pull the page itself.
       if (current && current.syncState !== 'in_sync' && current.syncState !== 'missing_in_repo') {
-        return { slug, sync_state: current.syncState, repo_path: repoPath }
+        pages.push({ slug, sync_state: current.syncState, repo_path: repoPath })
+        continue
       }
       const same =
         current && current.title === title && current.body === body && current.syncState === 'in_sync'
       if (!same) {
-        upsertPageTx(tx, {
+        await upsertPageTx(tx, {
           projectId,
           slug,
           title,
@@ -267,19 +267,17 @@ export async function syncFromRepo(deps: PwsDeps, repo: PlanningRepo | undefined
           updatedAt: nextVersion(current?.updatedAt ?? null, now),
         })
       }
-      return { slug, sync_state: 'in_sync', repo_path: repoPath }
-    })
+      pages.push({ slug, sync_state: 'in_sync', repo_path: repoPath })
+    }
     // Pages synced before whose file is gone from the repository.
-    const gone = known
-      .filter((p) => !slugs.includes(p.slug) && p.syncState === 'in_sync')
-      .map((p) => {
-        updatePageTx(tx, projectId, p.slug, {
-          syncState: 'missing_in_repo',
-          updatedAt: nextVersion(p.updatedAt, now),
-        })
-        return { slug: p.slug, sync_state: 'missing_in_repo', repo_path: p.repoPath }
+    for (const p of known.filter((k) => !slugs.includes(k.slug) && k.syncState === 'in_sync')) {
+      await updatePageTx(tx, projectId, p.slug, {
+        syncState: 'missing_in_repo',
+        updatedAt: nextVersion(p.updatedAt, now),
       })
-    return [...fromRepo, ...gone]
+      pages.push({ slug: p.slug, sync_state: 'missing_in_repo', repo_path: p.repoPath })
+    }
+    return pages
   })
   return { project_id: projectId, repo_commit: commit || null, pages: synced }
 }
@@ -293,11 +291,11 @@ export async function pullPage(
 ) {
   await requireProject(deps, projectId)
   const r = requireRepo(repo)
-  writeback(deps, (tx) => currentPage(tx, projectId, slug, expected))
+  await writeback(deps, (tx) => currentPage(tx, projectId, slug, expected))
   const commit = await withGit(deps, 'pull_from_repo', () => r.pull())
   const now = deps.now()
-  const row = writeback(deps, (tx) => {
-    const page = currentPage(tx, projectId, slug, expected)
+  const row = await writeback(deps, async (tx) => {
+    const page = await currentPage(tx, projectId, slug, expected)
     const text = r.readPage(page.repoPath)
     if (text === undefined) {
       throw conflict(
@@ -331,7 +329,7 @@ export async function pushPage(
 ) {
   await requireProject(deps, projectId)
   const r = requireRepo(repo)
-  const page = writeback(deps, (tx) => currentPage(tx, projectId, slug, expected))
+  const page = await writeback(deps, (tx) => currentPage(tx, projectId, slug, expected))
   let commit: string
   try {
     commit = await withGit(deps, 'push_to_repo', () =>
@@ -344,7 +342,7 @@ export async function pushPage(
     )
   } catch (err) {
     if (!(err instanceof SyncConflict)) throw err
-    const marked = writeback(deps, (tx) =>
+    const marked = await writeback(deps, (tx) =>
       updatePageTx(tx, projectId, slug, {
         syncState: 'conflicted',
         updatedAt: nextVersion(page.updatedAt, deps.now()),
@@ -372,8 +370,8 @@ export async function pushPage(
     )
   }
   const now = deps.now()
-  const row = writeback(deps, (tx) => {
-    const current = currentPage(tx, projectId, slug, expected)
+  const row = await writeback(deps, async (tx) => {
+    const current = await currentPage(tx, projectId, slug, expected)
     return updatePageTx(tx, projectId, slug, {
       syncState: 'in_sync',
       repoCommit: commit || null,

@@ -1,6 +1,6 @@
 import type { Static } from 'elysia'
 import { badRequest, conflict, notFound } from '../../../common/errors.ts'
-import type { Db } from '../../../db/sqlite.ts'
+import type { Sql } from '../../../db/storage.ts'
 import type { CreateProjectRequest, Project, ProjectListQuery } from '../model/tasks.ts'
 import { DEFAULT_LANES } from '../rules/tasks.ts'
 import {
@@ -26,7 +26,7 @@ export const projectView = (p: ProjectRow): Static<typeof Project> => ({
 
 /** The project or a 404; every project route starts here. */
 export async function requireProject(deps: PwsDeps, projectId: string): Promise<ProjectRow> {
-  const project = await findProject(deps.db, projectId)
+  const project = await findProject(deps.storage, projectId)
   if (!project) throw notFound('project_not_found', `No project has project_id ${projectId}.`)
   return project
 }
@@ -72,16 +72,16 @@ export async function createProject(deps: PwsDeps, body: Static<typeof CreatePro
     iso(deps.now()),
     body.primary_repo_ref,
   )
-  if (!write(deps, (tx) => insertProjectTx(tx, project, laneRows))) {
+  if (!(await write(deps, (tx) => insertProjectTx(tx, project, laneRows)))) {
     throw conflict('project_exists', `A project with project_id ${body.project_id} already exists.`)
   }
   return projectView(project)
 }
 
 /** Inside a write transaction: the project, created with default lanes when absent. */
-export function ensureProjectTx(tx: Db, projectId: string, name: string, at: string): void {
+export async function ensureProjectTx(tx: Sql, projectId: string, name: string, at: string): Promise<void> {
   const { project, laneRows } = newProjectRows(projectId, name, at)
-  insertProjectTx(tx, project, laneRows)
+  await insertProjectTx(tx, project, laneRows)
 }
 
 export async function getProject(deps: PwsDeps, projectId: string) {
@@ -89,13 +89,13 @@ export async function getProject(deps: PwsDeps, projectId: string) {
 }
 
 export async function listProjectsPage(deps: PwsDeps, query: Static<typeof ProjectListQuery>) {
-  const page = await listProjects(deps.db, query.limit ?? 100, cursorPosition(query.cursor, 1))
+  const page = await listProjects(deps.storage, query.limit ?? 100, cursorPosition(query.cursor, 1))
   return { items: page.rows.map(projectView), next_cursor: nextCursor(page.next) }
 }
 
 export async function lanesOf(deps: PwsDeps, projectId: string) {
   await requireProject(deps, projectId)
-  const rows = await listLanes(deps.db, projectId)
+  const rows = await listLanes(deps.storage, projectId)
   return {
     project_id: projectId,
     items: rows.map((l) => ({

@@ -6,8 +6,8 @@
  */
 import type { Static } from 'elysia'
 import { AppError, conflict, notFound, unavailable, unprocessable } from '../../../common/errors.ts'
-import { idempotencyConflict, idempotencyStatements, requestFingerprint } from '../../../db/idempotency.ts'
-import type { Db } from '../../../db/sqlite.ts'
+import { idempotencyConflict, lookupIn, requestFingerprint, saveAnswerIn } from '../../../db/idempotency.ts'
+import type { Sql } from '../../../db/storage.ts'
 import type { SandboxReadParams, SandboxWriteRequest, SandboxWriteResponse } from '../model/sandbox.ts'
 import { sandboxGate } from '../rules/sandbox.ts'
 import { statusForLane, type WorkClass } from '../rules/tasks.ts'
@@ -84,7 +84,7 @@ function scenarioTask(r: Request): NewTask {
 }
 
 /** handoff_context must name a handoff of this project with the same task and agents: else 409. */
-function checkHandoff(tx: Db, projectId: string, r: Request, now: number): Echo | null {
+async function checkHandoff(tx: Sql, projectId: string, r: Request, now: number): Promise<Echo | null> {
   const ctx = r.handoff_context
   if (!ctx) return null
   if (r.scenario !== 'project' && r.scenario !== 'support') {
@@ -93,7 +93,7 @@ function checkHandoff(tx: Db, projectId: string, r: Request, now: number): Echo 
       'handoff_context is for the project and support scenarios only.',
     )
   }
-  const h = findHandoffTx(tx, projectId, ctx.handoff_id)
+  const h = await findHandoffTx(tx, projectId, ctx.handoff_id)
   if (!h) throw conflict('handoff_not_in_project', `Project ${projectId} has no handoff ${ctx.handoff_id}.`)
   const mismatch = (field: string, expected: string, given: string) =>
     conflict('handoff_mismatch', `handoff_context.${field} does not match the handoff.`, {
@@ -108,8 +108,8 @@ function checkHandoff(tx: Db, projectId: string, r: Request, now: number): Echo 
   return { ...ctx, status: effectiveState(h, now), ownership_link_state: 'linked' }
 }
 
-function upsertTask(tx: Db, projectId: string, t: NewTask, at: string, now: number): TaskRow {
-  const current = findTaskTx(tx, projectId, t.taskKey as string)
+async function upsertTask(tx: Sql, projectId: string, t: NewTask, at: string, now: number): Promise<TaskRow> {
+  const current = await findTaskTx(tx, projectId, t.taskKey as string)
   if (!current) return insertNewTaskTx(tx, projectId, t, at)
   const lane = t.lane ?? current.lane
   return updateTaskTx(tx, projectId, current.taskKey, {
@@ -121,13 +121,12 @@ function upsertTask(tx: Db, projectId: string, t: NewTask, at: string, now: numb
   })
 }
 
-function applyOnce(
+async function applyOnce(
   deps: PwsDeps,
   projectId: string,
   r: Request,
   attempt: number,
-): { answer: Response; replayed: boolean } {
-  const store = idempotencyStatements(deps.db)
+): Promise<{ answer: Response; replayed: boolean }> {
   const req = {
     scope: `pws:adapter-sandbox:${projectId}:${r.scenario}`,
     key: r.idempotency_key,
@@ -136,16 +135,16 @@ function applyOnce(
   const now = deps.now()
   const at = iso(now)
   try {
-    return write(deps, (tx) => {
-      const seen = store.lookup(req)
+    return await write(deps, async (tx) => {
+      const seen = await lookupIn(tx, req)
       if (seen.state === 'conflict') throw idempotencyConflict(req.scope)
       if (seen.state === 'replay') {
         const answer = JSON.parse(new TextDecoder().decode(seen.response.body)) as Response
         return { answer: { ...answer, idempotent_replay: true }, replayed: true }
       }
-      ensureProjectTx(tx, projectId, projectId, at)
-      const echo = checkHandoff(tx, projectId, r, now)
-      const task = upsertTask(tx, projectId, scenarioTask(r), at, now)
+      await ensureProjectTx(tx, projectId, projectId, at)
+      const echo = await checkHandoff(tx, projectId, r, now)
+      const task = await upsertTask(tx, projectId, scenarioTask(r), at, now)
       const answer: Response = {
         project_id: projectId,
         scenario: r.scenario,
@@ -176,12 +175,13 @@ function applyOnce(
       }
       if (r.dry_run) throw new DryRun(answer)
       const body = new TextEncoder().encode(JSON.stringify(answer))
-      store.save(
+      await saveAnswerIn(
+        tx,
         req,
         { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body },
         at,
       )
-      insertSandboxWriteTx(tx, {
+      await insertSandboxWriteTx(tx, {
         projectId,
         scenario: r.scenario,
         idempotencyKey: r.idempotency_key,
@@ -211,13 +211,13 @@ export interface RetryBounds {
  */
 export async function withBoundedRetry<T>(
   bounds: RetryBounds,
-  fn: (attempt: number) => T,
+  fn: (attempt: number) => T | Promise<T>,
   onFailure: (attempt: number, err: unknown) => void = () => undefined,
 ): Promise<T> {
   const deadline = Date.now() + bounds.timeoutMs
   for (let attempt = 1; ; attempt++) {
     try {
-      return fn(attempt)
+      return await fn(attempt)
     } catch (err) {
       // The guard turns a storage failure into 503 persistence_unavailable: that one is retried.
       if (err instanceof AppError && err.errorCode !== PERSISTENCE_UNAVAILABLE) throw err
@@ -260,7 +260,7 @@ export async function readSandboxWrite(
   deps: PwsDeps,
   p: Static<typeof SandboxReadParams>,
 ): Promise<Response> {
-  const row = await findSandboxWrite(deps.db, p.project_id, p.scenario, p.idempotency_key)
+  const row = await findSandboxWrite(deps.storage, p.project_id, p.scenario, p.idempotency_key)
   if (!row)
     throw notFound('sandbox_write_not_found', 'No sandbox write with this scenario and idempotency_key.')
   return row.response as unknown as Response

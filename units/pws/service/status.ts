@@ -1,7 +1,5 @@
 /** What the open entry surfaces report: built from configuration, the contract and stored state. */
-import type { Database } from 'bun:sqlite'
 import { ROLES, SESSION_COOKIE } from '../../../common/session.ts'
-import { databaseReady } from '../../../db/sqlite.ts'
 import { PROVIDERS } from '../rules/delivery.ts'
 import { GIT_POLL_FALLBACK_MINUTES } from '../rules/summary.ts'
 import { latestWebhooks, projectCounts } from '../store.ts'
@@ -33,9 +31,9 @@ export function roleAdminPosture(deps: PwsDeps): string {
   return deps.settings.oidc ? 'admin_by_role_claim' : 'no_identity_provider'
 }
 
-export function readiness(deps: PwsDeps, sqlite: Database) {
+export async function readiness(deps: PwsDeps) {
   const s = deps.settings
-  const database = databaseReady(sqlite) && deps.guard.ready()
+  const database = await deps.guard.ready()
   const warnings: string[] = []
   if (!s.oidc) warnings.push('PWS_OIDC_ISSUER is not set: app login is unavailable')
   if (!s.sessionsAvailable)
@@ -65,8 +63,8 @@ export function readiness(deps: PwsDeps, sqlite: Database) {
 }
 
 export async function workspaceFacts(deps: PwsDeps) {
-  const counts = await projectCounts(deps.db)
-  const webhooks = await latestWebhooks(deps.db)
+  const counts = await projectCounts(deps.storage)
+  const webhooks = await latestWebhooks(deps.storage)
   return {
     unit: 'pws' as const,
     workspace_model: 'single_primary_repo',

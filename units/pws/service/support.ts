@@ -46,22 +46,22 @@ const titleOf = (e: Envelope) => e.ticket.title?.trim() || `Support ticket ${e.t
 export async function receiveSupportHandoff(deps: PwsDeps, envelope: Envelope) {
   const projectId = envelope.project_id ?? deps.settings.supportProjectId
   if (envelope.project_id && envelope.project_id !== deps.settings.supportProjectId) {
-    if (!(await findProject(deps.db, envelope.project_id))) {
+    if (!(await findProject(deps.storage, envelope.project_id))) {
       throw unprocessable('unknown_project', `No project ${envelope.project_id} to receive support work.`)
     }
   }
   const now = deps.now()
   const at = iso(now)
-  const outcome = write(deps, (tx) => {
-    ensureProjectTx(tx, projectId, 'Support', at)
-    const seen = findSupportHandoffTx(tx, envelope.correlation_id)
+  const outcome = await write(deps, async (tx) => {
+    await ensureProjectTx(tx, projectId, 'Support', at)
+    const seen = await findSupportHandoffTx(tx, envelope.correlation_id)
     const existing: TaskRow | undefined = seen
-      ? findTaskTx(tx, seen.projectId, seen.taskKey)
-      : findTaskBySourceTx(tx, projectId, 'support_ticket', sourceReference(envelope))
+      ? await findTaskTx(tx, seen.projectId, seen.taskKey)
+      : await findTaskBySourceTx(tx, projectId, 'support_ticket', sourceReference(envelope))
     let row: TaskRow
     let result: 'created' | 'updated' | 'unchanged'
     if (!existing) {
-      row = insertNewTaskTx(
+      row = await insertNewTaskTx(
         tx,
         projectId,
         {
@@ -83,7 +83,7 @@ export async function receiveSupportHandoff(deps: PwsDeps, envelope: Envelope) {
       result = 'unchanged'
     } else {
       const guards = caseGuards('case_linked_work', envelope.ticket.state)
-      row = updateTaskTx(tx, existing.projectId, existing.taskKey, {
+      row = await updateTaskTx(tx, existing.projectId, existing.taskKey, {
         title: envelope.ticket.title?.trim() || existing.title,
         externalTruthState: envelope.ticket.state,
         missingContext: existing.missingContext && !envelope.ticket.title && !envelope.ticket.article,
@@ -100,7 +100,7 @@ export async function receiveSupportHandoff(deps: PwsDeps, envelope: Envelope) {
       result = 'updated'
     }
     if (result !== 'unchanged') {
-      upsertSupportHandoffTx(tx, {
+      await upsertSupportHandoffTx(tx, {
         correlationId: envelope.correlation_id,
         projectId: row.projectId,
         taskKey: row.taskKey,

@@ -1,6 +1,6 @@
 import type { Static } from 'elysia'
 import { conflict, notFound, unprocessable } from '../../../common/errors.ts'
-import type { Db } from '../../../db/sqlite.ts'
+import type { Sql } from '../../../db/storage.ts'
 import type { CreateTaskRequest, Task, TaskListQuery, UpdateTaskRequest } from '../model/tasks.ts'
 import { caseGuards, lifecycleOf, statusForLane, type WorkClass, workflowStateFor } from '../rules/tasks.ts'
 import { judgeVersion, nextVersion, versionConflict } from '../rules/versioning.ts'
@@ -106,12 +106,12 @@ const unknownLane = (lane: string) =>
   unprocessable('unknown_lane', `The project has no lane ${lane}; GET …/lanes lists them.`, { lane })
 
 /** Inside a write transaction: insert a new task, naming it `<project>-<n>` unless a key is given. */
-export function insertNewTaskTx(tx: Db, projectId: string, t: NewTask, at: string): TaskRow {
+export async function insertNewTaskTx(tx: Sql, projectId: string, t: NewTask, at: string): Promise<TaskRow> {
   const lane = t.lane ?? 'backlog'
-  if (!laneExistsTx(tx, projectId, lane)) throw unknownLane(lane)
-  const key = t.taskKey ?? `${projectId}-${takeTaskSeqTx(tx, projectId)}`
+  if (!(await laneExistsTx(tx, projectId, lane))) throw unknownLane(lane)
+  const key = t.taskKey ?? `${projectId}-${await takeTaskSeqTx(tx, projectId)}`
   const row = buildTaskRow(projectId, key, t, at)
-  if (!insertTaskTx(tx, row))
+  if (!(await insertTaskTx(tx, row)))
     throw conflict('task_exists', `The project already has a task ${key}.`, { task_key: key })
   return row
 }
@@ -119,7 +119,7 @@ export function insertNewTaskTx(tx: Db, projectId: string, t: NewTask, at: strin
 export async function createTask(deps: PwsDeps, projectId: string, body: Static<typeof CreateTaskRequest>) {
   await requireProject(deps, projectId)
   const at = iso(deps.now())
-  const row = write(deps, (tx) =>
+  const row = await write(deps, (tx) =>
     insertNewTaskTx(
       tx,
       projectId,
@@ -141,7 +141,7 @@ export async function createTask(deps: PwsDeps, projectId: string, body: Static<
 export async function tasksPage(deps: PwsDeps, projectId: string, query: Static<typeof TaskListQuery>) {
   await requireProject(deps, projectId)
   const page = await listTasks(
-    deps.db,
+    deps.storage,
     projectId,
     { lane: query.lane, workClass: query.work_class, workflowState: query.workflow_state },
     query.limit ?? 100,
@@ -156,7 +156,7 @@ const taskNotFound = (projectId: string, taskKey: string) =>
 
 export async function getTask(deps: PwsDeps, projectId: string, taskKey: string) {
   await requireProject(deps, projectId)
-  const row = await findTask(deps.db, projectId, taskKey)
+  const row = await findTask(deps.storage, projectId, taskKey)
   if (!row) throw taskNotFound(projectId, taskKey)
   return taskView(row, deps.now())
 }
@@ -173,8 +173,8 @@ export async function updateTask(
 ) {
   await requireProject(deps, projectId)
   const now = deps.now()
-  const row = writeback(deps, (tx) => {
-    const current = findTaskTx(tx, projectId, taskKey)
+  const row = await writeback(deps, async (tx) => {
+    const current = await findTaskTx(tx, projectId, taskKey)
     if (!current) throw taskNotFound(projectId, taskKey)
     const verdict = judgeVersion(body.expected_version, current.updatedAt)
     if (verdict !== 'current') {
@@ -184,7 +184,7 @@ export async function updateTask(
         requested_lane: body.lane,
       })
     }
-    if (!laneExistsTx(tx, projectId, body.lane)) throw unknownLane(body.lane)
+    if (!(await laneExistsTx(tx, projectId, body.lane))) throw unknownLane(body.lane)
     return updateTaskTx(tx, projectId, taskKey, {
       lane: body.lane,
       title: body.title ?? current.title,
@@ -204,7 +204,10 @@ export const BOARD_LANE_LIMIT = 200
 export async function board(deps: PwsDeps, projectId: string) {
   await requireProject(deps, projectId)
   const now = deps.now()
-  const [laneRows, taskRows] = [await listLanes(deps.db, projectId), await allTasks(deps.db, projectId)]
+  const [laneRows, taskRows] = [
+    await listLanes(deps.storage, projectId),
+    await allTasks(deps.storage, projectId),
+  ]
   const lanes = laneRows.map((l) => {
     const inLane = taskRows.filter((t) => t.lane === l.laneKey)
     return {
