@@ -31,7 +31,11 @@ export const TAX_ROUTES: Record<string, TaxRoutes> = {
     paths: ['/health', '/version', '/api/v1/agent-runtime/catalog', '/api/v1/tool-profiles'],
   },
   als: { probe: '/health', paths: ['/health', '/version', '/api/v1/learning/contracts'] },
-  pws: { probe: '/healthz', paths: ['/healthz', '/versionz', '/contractz'] },
+  pws: {
+    probe: '/healthz',
+    env: { PWS_SESSION_SECRET: 'bench-session-secret-0123456789abcdef' },
+    paths: ['/healthz', '/versionz', '/contractz'],
+  },
   web: {
     probe: '/health',
     env: { PUBLIC_BASE_URL: 'https://www.example.com', TURNSTILE_SECRET_KEY: 'bench-secret' },

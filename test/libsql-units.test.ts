@@ -44,3 +44,26 @@ describe.skipIf(!sqldBinary())('units on a libSQL server', () => {
     }
   })
 })
+
+describe('units and the libSQL driver', () => {
+  test('every HTTP unit has moved to the storage interface and may run on a server', async () => {
+    const { httpUnits } = await import('../units/registry.ts')
+    for (const entry of Object.values(httpUnits)) {
+      const unit = await entry.load()
+      expect({ unit: unit.name, libsql: unit.libsql }).toEqual({ unit: unit.name, libsql: true })
+    }
+  })
+
+  test('a unit that has not declared libsql refuses a server URL at start, naming the variable', async () => {
+    const notMoved = { ...prs, libsql: undefined }
+    const env = {
+      DATABASE_URL: 'http://127.0.0.1:9',
+      SVC_DATA_DIR: tempDir(),
+      SVC_ENV: 'test',
+      LOG_LEVEL: 'silent',
+    }
+    const refused = bootUnitAsync(notMoved, env)
+    await expect(refused).rejects.toBeInstanceOf(ConfigError)
+    await expect(refused).rejects.toThrow('DATABASE_URL: unit prs runs on the embedded SQLite driver only')
+  })
+})

