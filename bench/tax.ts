@@ -41,7 +41,11 @@ export const TAX_ROUTES: Record<string, TaxRoutes> = {
     env: { PUBLIC_BASE_URL: 'https://www.example.com', TURNSTILE_SECRET_KEY: 'bench-secret' },
     paths: ['/health', '/ready', '/version.json'],
   },
-  nds: { probe: '/v1/health/live', paths: ['/v1/health/live', '/v1/health/info', '/v1/platform/metadata'] },
+  nds: {
+    probe: '/v1/health/live',
+    env: { NDS_PUBLIC_BASE_URL: 'https://news.example.com' },
+    paths: ['/v1/health/live', '/v1/health/info', '/v1/platform/metadata'],
+  },
   eis: {
     probe: '/healthz',
     env: { EIS_INTERNAL_TOKEN: TOKEN },
