@@ -205,3 +205,50 @@ function chunkedBody(bytes: number): ReadableStream<Uint8Array> {
     },
   })
 }
+
+describe('the shared response headers on every kind of answer', () => {
+  test('objects, built responses, peers’ responses (immutable headers), 304s, errors and 404s all carry the request id and nosniff', async () => {
+    const peer = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response('from the peer') })
+    try {
+      const app = new Elysia()
+        .use(
+          wire({
+            unit: 't',
+            log: createLogger('t', 'silent'),
+            metrics: createHttpMetrics('t'),
+            maxBodyBytes: 1024,
+          }),
+        )
+        .get('/object', () => ({ ok: true }))
+        .get('/built', () => new Response('built', { headers: { 'content-type': 'text/plain' } }))
+        .get('/not-modified', () => new Response(null, { status: 304, headers: { etag: '"x"' } }))
+        .get('/passed-on', () => fetch(`http://127.0.0.1:${peer.port}/`))
+        .get('/refused', () => {
+          throw new AppError(409, 'conflict', 'No.')
+        })
+      for (const [path, status] of [
+        ['/object', 200],
+        ['/built', 200],
+        ['/not-modified', 304],
+        ['/passed-on', 200],
+        ['/refused', 409],
+        ['/nowhere', 404],
+      ] as const) {
+        const res = await call(app, path, { headers: { 'x-request-id': `id-${path.slice(1)}` } })
+        expect({ path, status: res.status }).toEqual({ path, status })
+        expect({ path, id: res.headers.get('x-request-id') }).toEqual({ path, id: `id-${path.slice(1)}` })
+        expect({ path, nosniff: res.headers.get('x-content-type-options') }).toEqual({
+          path,
+          nosniff: 'nosniff',
+        })
+      }
+      // Without a caller's id each answer gets a fresh one.
+      const a = await call(app, '/built')
+      const b = await call(app, '/built')
+      expect(a.headers.get('x-request-id')).toBeTruthy()
+      expect(a.headers.get('x-request-id')).not.toBe(b.headers.get('x-request-id'))
+    } finally {
+      peer.stop(true)
+    }
+  })
+})
