@@ -1,5 +1,4 @@
 import { describe, expect, test } from 'bun:test'
-import { join } from 'node:path'
 import { fakePeer, json, runUnitProcess, tempDir } from '../../test/harness.ts'
 import { sqldBinary, startSqld } from '../../test/sqld.ts'
 

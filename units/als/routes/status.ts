@@ -24,10 +24,14 @@ export const statusRoutes = ({ deps, manifest, registry, metrics }: StatusRouteD
   const versionView = jsonViews(VersionResponse)
   const contractsViews = jsonViews(ContractsView)
   return new Elysia({ name: 'als:status' })
-    .get('/health', jsonView(HealthResponse, () => HEALTH), {
-      response: { 200: HealthResponse },
-      detail: { summary: 'Liveness: always ok, even with persistence down' },
-    })
+    .get(
+      '/health',
+      jsonView(HealthResponse, () => HEALTH),
+      {
+        response: { 200: HealthResponse },
+        detail: { summary: 'Liveness: always ok, even with persistence down' },
+      },
+    )
     .get('/ready', () => readiness(deps), {
       response: { 200: Readiness },
       detail: { summary: 'Readiness model (200 even when degraded)' },

@@ -1,13 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import type { UnitContract } from '../../../common/contract.ts'
-import {
-  bootForTest,
-  bootForTestAsync,
-  type FakePeer,
-  fakePeer,
-  json,
-  type TestUnit,
-} from '../../../test/harness.ts'
+import { bootForTestAsync, type FakePeer, fakePeer, json, type TestUnit } from '../../../test/harness.ts'
 import { makePrs } from '../index.ts'
 import { CHECKLIST_ITEMS } from '../rules/admission.ts'
 import { contractIn, fixtureContracts, fixtureRepo } from '../testing.ts'

@@ -142,10 +142,14 @@ export const statusRoutes = (deps: StatusDeps) => {
         detail: { summary: 'Readiness (503 when not ready)' },
       },
     )
-    .get('/version.json', jsonView(VersionDocument, () => versionDocument), {
-      response: { 200: VersionDocument },
-      detail: { summary: 'Version and update visibility' },
-    })
+    .get(
+      '/version.json',
+      jsonView(VersionDocument, () => versionDocument),
+      {
+        response: { 200: VersionDocument },
+        detail: { summary: 'Version and update visibility' },
+      },
+    )
     .get(
       '/status.json',
       async () => {
