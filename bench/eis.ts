@@ -18,7 +18,7 @@
 import { Database } from 'bun:sqlite'
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { join } from 'node:path'
-import type { ComparedResult, Result, Target } from './lib.ts'
+import type { Result, Target } from './lib.ts'
 
 const PATH = '/api/method/svc_erp_core.api.webhooks.website_contact_intake'
 const SECRET = 'bench-erp-api-secret-0123456789'
@@ -83,7 +83,7 @@ async function driveIntakes(
   scenario: string,
   round: number,
 ): Promise<Result & { bytes: number }> {
-  const { cpuMicros, DEFAULT_LOAD, rssMb } = await import('./lib.ts')
+  const { cpuMicros, DEFAULT_LOAD, resultOf } = await import('./lib.ts')
   const { contactPayload } = await import('../units/web/rules/delivery.ts')
   const { hmacHex, signBody } = await import('../common/signature.ts')
   const { seconds, connections } = DEFAULT_LOAD
@@ -130,24 +130,8 @@ async function driveIntakes(
   }
   await Promise.all(Array.from({ length: connections }, (_, w) => worker(w)))
   const elapsed = (performance.now() - started) / 1000
-  latencies.sort((a, b) => a - b)
-  const pct = (q: number) =>
-    Math.round((latencies[Math.floor(latencies.length * q)] ?? Number.NaN) * 100) / 100
-  return {
-    label: target.label,
-    scenario,
-    requests: latencies.length,
-    rps: Math.round(latencies.length / elapsed),
-    p50_ms: pct(0.5),
-    p99_ms: pct(0.99),
-    non2xx: refused,
-    rss_mb: rssMb(target.pid),
-    cpu_us: Math.round((cpuMicros(target.pid) - cpuBefore) / Math.max(1, latencies.length)),
-    bytes,
-  }
+  return { ...resultOf(target, scenario, { latencies, seconds: elapsed, non2xx: refused, cpuBefore }), bytes }
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN
 
 /** Rows of `table` in a stopped target's SQLite file. */
 function rowsIn(file: string, table: string): number {
@@ -160,7 +144,7 @@ function rowsIn(file: string, table: string): number {
 }
 
 export default async function main(): Promise<string> {
-  const { DEFAULT_LOAD, ROUNDS, report, startUnit } = await import('./lib.ts')
+  const { DEFAULT_LOAD, ROUNDS, report, startUnit, summarize } = await import('./lib.ts')
   const { tempDir } = await import('../test/harness.ts')
   const unitDir = tempDir('bench-eis-')
   const baseDir = tempDir('bench-eis-baseline-')
@@ -187,13 +171,9 @@ export default async function main(): Promise<string> {
     await base?.stop()
     await unit.stop()
   }
-  const [b, u] = sides.map((s) => {
-    const m = median(s.rounds.map((r) => r.rps))
-    const row = s.rounds.find((r) => r.rps === m) ?? (s.rounds[0] as Result)
-    return { ...row, cpu_us: median(s.rounds.map((r) => r.cpu_us)), rounds: s.rounds.map((r) => r.rps) }
-  }) as [ComparedResult & { bytes: number }, ComparedResult & { bytes: number }]
+  const [b, u] = summarize(sides[0]?.rounds ?? [], sides[1]?.rounds ?? [])
+  const ratio = u.ratio ?? Number.NaN
   const ratios = (u.rounds ?? []).map((r, i) => r / (b.rounds?.[i] ?? Number.NaN))
-  const ratio = median(ratios)
   const served = (s: { rounds: Result[] } | undefined) =>
     (s?.rounds ?? []).reduce((n, r) => n + r.requests - r.non2xx, 0)
   const unitFile = join(unitDir, 'eis.sqlite')
@@ -202,7 +182,7 @@ export default async function main(): Promise<string> {
   const baseRows = rowsIn(join(baseDir, 'baseline.sqlite'), 'intakes')
   const table = report(
     'EIS',
-    [b, { ...u, ratio }],
+    [b, u],
     [
       `Ratio (requests/s, EIS over baseline) per round: ${ratios.map((r) => r.toFixed(2)).join(', ')}; median ${ratio.toFixed(2)} (target ≥ 0.8: ${ratio >= 0.8 ? 'met' : 'NOT met'}).`,
       `Every request is a new WEB-shaped contact intake (units/web/rules/delivery.ts contactPayload: unique e-mail and platform_event.event_id, ${u.bytes} bytes of JSON) signed over its exact text (X-Signature, hex HMAC-SHA256). Counted served: 200 with ack true and duplicate false; non-2xx counts anything else.`,

@@ -245,7 +245,7 @@ export async function drive(
   }
 }
 
-const median = (xs: number[]): number => {
+export const median = (xs: number[]): number => {
   const sorted = [...xs].sort((a, b) => a - b)
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
 }
@@ -274,13 +274,43 @@ export async function compare(
     b.push(await drive(base, scenario, spec))
     u.push(await drive(unit, scenario, spec))
   }
-  const pick = (rs: Result[]) => {
+  return summarize(b, u)
+}
+
+/**
+ * Alternating rounds of a baseline and a unit, as the report shows them: each side's median
+ * round (by requests/s, CPU per request the median of the rounds), and the unit's median ratio.
+ */
+export function summarize<R extends Result>(base: R[], unit: R[]): [R & ComparedResult, R & ComparedResult] {
+  const pick = (rs: R[]) => {
     const m = median(rs.map((r) => r.rps))
-    const row = rs.find((r) => r.rps === m) ?? (rs[0] as Result)
+    const row = rs.find((r) => r.rps === m) ?? (rs[0] as R)
     return { ...row, cpu_us: median(rs.map((r) => r.cpu_us)), rounds: rs.map((r) => r.rps) }
   }
-  const ratio = median(u.map((r, i) => r.rps / (b[i]?.rps ?? Number.NaN)))
-  return [pick(b), { ...pick(u), ratio }]
+  const ratio = median(unit.map((r, i) => r.rps / (base[i]?.rps ?? Number.NaN)))
+  return [pick(base), { ...pick(unit), ratio }]
+}
+
+/** A result from the latencies of a bench's own client loop (for scenarios wrk cannot drive). */
+export function resultOf(
+  target: Target,
+  scenario: string,
+  run: { latencies: number[]; seconds: number; non2xx: number; cpuBefore: number },
+): Result {
+  const latencies = [...run.latencies].sort((a, b) => a - b)
+  const pct = (q: number) =>
+    Math.round((latencies[Math.floor(latencies.length * q)] ?? Number.NaN) * 100) / 100
+  return {
+    label: target.label,
+    scenario,
+    requests: latencies.length,
+    rps: Math.round(latencies.length / run.seconds),
+    p50_ms: pct(0.5),
+    p99_ms: pct(0.99),
+    non2xx: run.non2xx,
+    rss_mb: rssMb(target.pid),
+    cpu_us: Math.round((cpuMicros(target.pid) - run.cpuBefore) / Math.max(1, latencies.length)),
+  }
 }
 
 /** Markdown table rows, each unit row followed by its ratio to the baseline of the same scenario. */

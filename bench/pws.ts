@@ -23,8 +23,9 @@ import {
   type Result,
   ROUNDS,
   report,
-  rssMb,
+  resultOf,
   startUnit,
+  summarize,
   type Target,
 } from './lib.ts'
 
@@ -218,23 +219,8 @@ async function drivePatches(
   }
   await Promise.all(Array.from({ length: connections }, (_, w) => worker(w)))
   const elapsed = (performance.now() - started) / 1000
-  latencies.sort((a, b) => a - b)
-  const pct = (q: number) =>
-    Math.round((latencies[Math.floor(latencies.length * q)] ?? Number.NaN) * 100) / 100
-  return {
-    label: target.label,
-    scenario,
-    requests: latencies.length,
-    rps: Math.round(latencies.length / elapsed),
-    p50_ms: pct(0.5),
-    p99_ms: pct(0.99),
-    non2xx,
-    rss_mb: rssMb(target.pid),
-    cpu_us: Math.round((cpuMicros(target.pid) - cpuBefore) / Math.max(1, latencies.length)),
-  }
+  return resultOf(target, scenario, { latencies, seconds: elapsed, non2xx, cpuBefore })
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN
 
 /** Baseline and unit alternate round by round; each side's median round, as `compare` reports. */
 async function comparePatches(
@@ -252,13 +238,8 @@ async function comparePatches(
   for (let i = 0; i < ROUNDS; i++) {
     for (const s of sides) s.rounds.push(await drivePatches(s.target, scenario, s.versions, cookie))
   }
-  const [b, u] = sides.map((s) => {
-    const m = median(s.rounds.map((r) => r.rps))
-    const row = s.rounds.find((r) => r.rps === m) ?? (s.rounds[0] as Result)
-    return { ...row, cpu_us: median(s.rounds.map((r) => r.cpu_us)), rounds: s.rounds.map((r) => r.rps) }
-  }) as [ComparedResult, ComparedResult]
-  const ratio = median(u.rounds?.map((r, i) => r / (b.rounds?.[i] ?? Number.NaN)) ?? [])
-  return [b, { ...u, ratio }]
+  const [b, u] = summarize(sides[0]?.rounds ?? [], sides[1]?.rounds ?? [])
+  return [b, u]
 }
 
 /** Review queue latency, one request at a time after a warm-up, as a user's browser asks it. */
