@@ -11,8 +11,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { unitContracts } from '../units/contracts.ts'
 import { exampleWorkflows, type FakeN8n, fakeN8n } from '../units/wta/testing.ts'
-import { type Json, runUnitProcess, tempDir } from './harness.ts'
-import { eventually, type SuiteProcesses, startSuite } from './suite-processes.ts'
+import type { Json } from './harness.ts'
+import { eventually, prsDrift, type SuiteProcesses, startSuite } from './suite-processes.ts'
 
 const ROOT = join(import.meta.dir, '..')
 const API_TOKEN = 'flows-data-api-token-0123456789'
@@ -186,17 +186,8 @@ describe('PRS observes NDS, WTA and the mailbox adapter', () => {
   test('an address that answers as another unit contradicts the contract: blocking drift for that unit only', async () => {
     // An operator's wiring mistake, with real units only: WTA's address points at the mailbox,
     // whose server has no /api/v1/health. NDS beside it is wired right and stays clean.
-    const prs = await runUnitProcess('prs', '/health', {
-      SVC_DATA_DIR: tempDir(),
-      LOG_LEVEL: 'warn',
-      PRS_OBSERVE_INTERVAL_MS: '1000',
-      SVC_UNIT_URLS: `wta=${suite.url('mailbox')},nds=${suite.url('nds')}`,
-    })
+    const { prs, drift } = await prsDrift(`wta=${suite.url('mailbox')},nds=${suite.url('nds')}`)
     try {
-      const drift = await eventually(
-        async () => (await (await fetch(`${prs.url}/api/v1/contracts/drift`)).json()) as Json,
-        (d) => d.blocking_count > 0,
-      )
       expect(drift.status).toBe('blocking')
       const blocking = drift.items.filter((i: Json) => i.severity === 'blocking')
       expect(blocking).toEqual([

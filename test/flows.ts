@@ -20,8 +20,8 @@ import { issueSession } from '../common/session.ts'
 import { hmacHex, signBody } from '../common/signature.ts'
 import { unitContracts } from '../units/contracts.ts'
 import { A_PERSON, CHROMIUM, launchChromium, submitContactForm } from './chromium.ts'
-import { type Json, runUnitProcess, tempDir } from './harness.ts'
-import { eventually, type SuiteMode, type SuiteProcesses, startSuite } from './suite-processes.ts'
+import { type Json, tempDir } from './harness.ts'
+import { eventually, prsDrift, type SuiteMode, type SuiteProcesses, startSuite } from './suite-processes.ts'
 
 const ROOT = join(import.meta.dir, '..')
 const OPERATOR_TOKEN = 'flows-operator-token-0123456789'
@@ -368,17 +368,8 @@ export function flows(mode: SuiteMode): void {
             ? Response.json(contradicting)
             : Response.json({ status: 'ok', service: 'als' }),
       })
-      const prs = await runUnitProcess('prs', '/health', {
-        SVC_DATA_DIR: tempDir(),
-        LOG_LEVEL: 'warn',
-        PRS_OBSERVE_INTERVAL_MS: '1000',
-        SVC_UNIT_URLS: `als=http://127.0.0.1:${standIn.port},rms=${suite.url('rms')}`,
-      })
+      const { prs, drift } = await prsDrift(`als=http://127.0.0.1:${standIn.port},rms=${suite.url('rms')}`)
       try {
-        const drift = await eventually(
-          async () => (await (await fetch(`${prs.url}/api/v1/contracts/drift`)).json()) as Json,
-          (d) => d.blocking_count > 0,
-        )
         expect(drift.status).toBe('blocking')
         const blocking = drift.items.filter((i: Json) => i.severity === 'blocking')
         expect(blocking).toHaveLength(1)

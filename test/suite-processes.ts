@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { suiteEnv, suitePort } from '../bin/suite.ts'
 import type { Env } from '../runtime/run.ts'
 import { httpUnits } from '../units/registry.ts'
-import { tempDir } from './harness.ts'
+import { type Json, type RunningUnit, runUnitProcess, tempDir } from './harness.ts'
 
 const ROOT = join(import.meta.dir, '..')
 const START_DEADLINE_MS = 20_000
@@ -246,6 +246,25 @@ async function startOneProcessSuite(names: UnitName[], extra: Env): Promise<Suit
       rmSync(dataDir, { recursive: true, force: true })
     },
   }
+}
+
+/**
+ * A PRS of its own observing `unitUrls` (`name=url,…`) every second, as a real process; resolves
+ * with it and its drift report once something is blocking (or the polling deadline passed). The
+ * caller stops it.
+ */
+export async function prsDrift(unitUrls: string): Promise<{ prs: RunningUnit; drift: Json }> {
+  const prs = await runUnitProcess('prs', '/health', {
+    SVC_DATA_DIR: tempDir(),
+    LOG_LEVEL: 'warn',
+    PRS_OBSERVE_INTERVAL_MS: '1000',
+    SVC_UNIT_URLS: unitUrls,
+  })
+  const drift = await eventually(
+    async () => (await (await fetch(`${prs.url}/api/v1/contracts/drift`)).json()) as Json,
+    (d) => d.blocking_count > 0,
+  )
+  return { prs, drift }
 }
 
 /** Poll `read` until `done` holds of its value (or the deadline passes); the last value either way. */
