@@ -101,6 +101,19 @@ export class BatchedLines {
   }
 }
 
+let lastMs = -1
+let lastIso = ''
+
+/** The time as pino's `isoTime` writes it, formatted once per millisecond (0.25 µs a call otherwise). */
+export function isoNow(): string {
+  const ms = Date.now()
+  if (ms !== lastMs) {
+    lastMs = ms
+    lastIso = new Date(ms).toISOString()
+  }
+  return lastIso
+}
+
 /** The fields of the one line every request writes (common/wire.ts). */
 export interface RequestLine {
   req_id: string
@@ -131,7 +144,7 @@ export function requestLineWriter(log: Logger): (level: 'debug' | 'info', line: 
   return (level, l) => {
     if (!log.isLevelEnabled(level)) return
     stream.write(
-      `{"level":"${level}","time":"${new Date().toISOString()}",${prefix}"req_id":${JSON.stringify(l.req_id)},"method":${JSON.stringify(l.method)},"route":${JSON.stringify(l.route)},"status":${l.status},"duration_ms":${l.duration_ms},"msg":"request"}\n`,
+      `{"level":"${level}","time":"${isoNow()}",${prefix}"req_id":${JSON.stringify(l.req_id)},"method":${JSON.stringify(l.method)},"route":${JSON.stringify(l.route)},"status":${l.status},"duration_ms":${l.duration_ms},"msg":"request"}\n`,
     )
   }
 }

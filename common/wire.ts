@@ -30,6 +30,16 @@ interface RequestState {
   done: boolean
 }
 
+/**
+ * Where a request's state lives: on the request's `set` object, which every hook receives (a
+ * WeakMap keyed by the request cost three lookups per request). Hooks destructure what they use:
+ * Elysia reads their parameters to decide what to prepare per request, and a hook that takes the
+ * whole context makes every route parse headers, query and cookies up front.
+ */
+const STATE = Symbol('svc.request')
+type Carrier = { [STATE]?: RequestState }
+const stateOf = (set: object): RequestState | undefined => (set as Carrier)[STATE]
+
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/
 /** Deeper JSON than this is refused: no route's schema nests near it, and validators recurse. */
 export const MAX_JSON_DEPTH = 64
@@ -51,15 +61,14 @@ function mediaType(request: Request): string {
  * The content-type rule sits in `onParse`, which only runs for requests that carry a body.
  */
 export function wire(opts: WireOptions) {
-  const states = new WeakMap<Request, RequestState>()
   const formRoutes = new Set(opts.formRoutes ?? [])
   const probes = new Set(opts.probeRoutes ?? [])
   const rawBodyRoutes = new Set(opts.rawBodyRoutes ?? [])
   const { log, metrics } = opts
   const writeLine = requestLineWriter(log)
 
-  const record = (request: Request, route: string, status: number) => {
-    const state = states.get(request)
+  const record = (set: object, request: Request, route: string, status: number) => {
+    const state = stateOf(set)
     if (!state || state.done) return
     state.done = true
     const seconds = (performance.now() - state.startedAt) / 1000
@@ -74,10 +83,10 @@ export function wire(opts: WireOptions) {
   }
 
   return new Elysia({ name: 'wire', seed: opts.unit })
-    .onRequest(({ request }) => {
+    .onRequest(({ request, set }) => {
       const given = request.headers.get('x-request-id')
       const id = given && SANE_REQUEST_ID.test(given) ? given : newId()
-      states.set(request, { id, startedAt: performance.now(), done: false })
+      ;(set as Carrier)[STATE] = { id, startedAt: performance.now(), done: false }
       const length = Number(request.headers.get('content-length') ?? 0)
       if (length > opts.maxBodyBytes) throw payloadTooLarge(opts.maxBodyBytes)
     })
@@ -102,7 +111,7 @@ export function wire(opts: WireOptions) {
         await readBounded(request.clone() as Request, opts.maxBodyBytes)
     })
     .onAfterHandle({ as: 'global' }, ({ request, route, set, responseValue }) => {
-      const id = states.get(request)?.id ?? newId()
+      const id = stateOf(set)?.id ?? newId()
       let status: number
       if (responseValue instanceof Response) {
         status = responseValue.status
@@ -112,22 +121,23 @@ export function wire(opts: WireOptions) {
         set.headers['x-request-id'] = id
         set.headers['x-content-type-options'] = 'nosniff'
       }
-      record(request, route, status)
+      record(set, request, route, status)
     })
     .onError({ as: 'global' }, ({ code, error, set, request, route }) => {
-      set.headers['x-request-id'] = states.get(request)?.id ?? newId()
+      const id = stateOf(set)?.id ?? newId()
+      set.headers['x-request-id'] = id
       set.headers['x-content-type-options'] = 'nosniff'
       const { status, body } = toEnvelope(code, error)
       set.status = status
       if (status === 413 && opts.payloadTooLarge) {
-        record(request, route || 'unmatched', status)
+        record(set, request, route || 'unmatched', status)
         const res = opts.payloadTooLarge()
         return new Response(res.body, { status, headers: mergeHeaders(res.headers, set.headers) })
       }
       if (status >= 500) {
-        log.error({ req_id: states.get(request)?.id, err: errorForLog(error), code }, 'request failed')
+        log.error({ req_id: id, err: errorForLog(error), code }, 'request failed')
       }
-      record(request, route || 'unmatched', status)
+      record(set, request, route || 'unmatched', status)
       return body
     })
 }

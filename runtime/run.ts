@@ -131,7 +131,7 @@ export function bootUnit<P extends TProperties>(
       'DATABASE_URL: a libSQL server is opened by the asynchronous start (bootUnitAsync)',
     ])
   }
-  return assemble(unit, config, openEmbeddedUnitStorage(config, target.path, unit), options.log)
+  return assemble(unit, config, openEmbeddedUnitStorage(config, target.path, unit), options.log, true)
 }
 
 /** Build a unit in process on the driver its configuration names. Nothing listens. */
@@ -141,7 +141,7 @@ export async function bootUnitAsync<P extends TProperties>(
   options: { log?: Logger } = {},
 ): Promise<BootedUnit<UnitConfig<P>>> {
   const config = readUnitConfig(unit, env)
-  const booted = assemble(unit, config, await openUnitStorage(unit, config), options.log)
+  const booted = assemble(unit, config, await openUnitStorage(unit, config), options.log, false)
   try {
     await booted.started
   } catch (err) {
@@ -156,6 +156,12 @@ function assemble<P extends TProperties>(
   config: UnitConfig<P>,
   storage: Storage,
   givenLog: Logger | undefined,
+  /**
+   * Hold requests until the start-up work is done. Only the synchronous boot needs it (it hands
+   * the app out at once); an asynchronous boot hands it out after. The hook is asynchronous, and
+   * an asynchronous request hook makes every route's handler await (docs/benchmarks.md).
+   */
+  waitForStart: boolean,
 ): BootedUnit<UnitConfig<P>> {
   const log = givenLog ?? createLogger(unit.name, config.LOG_LEVEL)
   const database = legacyHandles(unit.name, storage)
@@ -186,7 +192,7 @@ function assemble<P extends TProperties>(
   )
   const base = new Elysia({ name: `unit:${unit.name}` })
   // Requests that arrive while the unit's start-up work runs wait for it (in-process tests).
-  if (!settled)
+  if (waitForStart && !settled)
     base.onRequest(async () => {
       if (!settled) await started
     })

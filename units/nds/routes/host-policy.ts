@@ -23,10 +23,23 @@ export function hostAllowed(host: string, trusted: string[]): boolean {
   })
 }
 
+/** Whether the URL's query string names a credential parameter (read without parsing the rest). */
+function keyInQuery(url: string): boolean {
+  const qi = url.indexOf('?')
+  if (qi === -1) return false
+  const params = new URLSearchParams(url.slice(qi + 1))
+  return KEY_PARAMS.some((k) => params.has(k))
+}
+
+/**
+ * Hooks on every route of NDS, probes included, so they take only `request`: Elysia reads a
+ * hook's parameters (and the words in its body) to decide what each request prepares, and a hook
+ * naming `query` parsed every request's query string up front (docs/benchmarks.md).
+ */
 export const hostPolicy = (s: NdsSettings) =>
   new Elysia({ name: 'nds:host-policy' })
-    .onBeforeHandle({ as: 'global' }, ({ query }) => {
-      if (KEY_PARAMS.some((k) => query?.[k] !== undefined)) {
+    .onBeforeHandle({ as: 'global' }, ({ request }) => {
+      if (keyInQuery(request.url)) {
         throw badRequest(
           'credentials_in_query',
           'Send the API key in the Authorization header, never in the URL.',
@@ -34,14 +47,18 @@ export const hostPolicy = (s: NdsSettings) =>
       }
     })
     .onRequest(({ request }) => {
-      if (s.trustedHosts.length === 0 && !s.forceHttpsRedirect) return
+      if (s.trustedHosts.length === 0 && !s.forceHttpsRedirect) return undefined
       const url = new URL(request.url)
-      if (PROBES.has(url.pathname)) return
+      if (PROBES.has(url.pathname)) return undefined
       const host = request.headers.get('host') ?? url.host
       if (s.trustedHosts.length > 0 && !hostAllowed(host, s.trustedHosts)) {
         throw badRequest('untrusted_host', 'This host name is not served here.')
       }
       if (s.forceHttpsRedirect && request.headers.get('x-forwarded-proto')?.toLowerCase() === 'http') {
-        return Response.redirect(`https://${host}${url.pathname}${url.search}`, 308)
+        // `new Response`, not `Response.redirect(…)`: Elysia counts a hook whose source has
+        // `return f(` as asynchronous and then awaits it on every request.
+        const location = `https://${host}${url.pathname}${url.search}`
+        return new Response(null, { status: 308, headers: { location } })
       }
+      return undefined
     })

@@ -1,0 +1,68 @@
+/**
+ * What each unit's hot read routes (bench/tax.ts) cost per request is decided when Elysia compiles
+ * them, from the source text of the handler and of every hook on the route: a hook that names
+ * `headers`, `query` or `cookie` makes every request prepare them, and a function whose body
+ * looks asynchronous (`return f(`, `=> f(`, `await`) makes every request await. Measured over
+ * HTTP, each cost about 1 µs of a 10–15 µs request (docs/benchmarks.md, framework tax). These
+ * tests read the compiled handlers (Elysia's router history; Elysia is pinned) and fail when a
+ * change brings such a cost back to a hot route.
+ */
+import { describe, expect, test } from 'bun:test'
+import { createBunRouteHandler } from 'elysia/adapter/bun/compose'
+import { TAX_ROUTES } from '../bench/tax.ts'
+import { httpUnits } from '../units/registry.ts'
+import { bootForTestAsync } from './harness.ts'
+
+/**
+ * Units whose request hooks may await, and why. The mailbox measures a chunked `POST /publish`
+ * body before the route parses it (units/mailbox/guardrail.ts): a request hook, so it runs for
+ * every request, and it must be able to wait for the body.
+ */
+const AWAITING_REQUEST_HOOKS = new Set(['mailbox'])
+
+interface HistoryRoute {
+  method: string
+  path: string
+  handler: unknown
+  hooks: Record<string, unknown>
+  compile(): (...args: unknown[]) => unknown
+}
+
+const isAsyncFn = (f: unknown) => typeof f === 'function' && f.constructor.name === 'AsyncFunction'
+const hookFns = (hooks: Record<string, unknown>) =>
+  Object.values(hooks)
+    .filter(Array.isArray)
+    .flat()
+    .map((h) => (h as { fn?: unknown })?.fn ?? h)
+
+describe('hot read routes compile to what they need and nothing more', () => {
+  for (const [name, routes] of Object.entries(TAX_ROUTES)) {
+    test(name, async () => {
+      const entry = httpUnits[name as keyof typeof httpUnits]
+      const unit = await bootForTestAsync(await entry.load(), routes.env)
+      try {
+        unit.app.compile()
+        const history = unit.app.router.history as unknown as HistoryRoute[]
+        for (const path of routes.paths) {
+          const route = history.find((r) => r.method === 'GET' && r.path === path)
+          expect(route, path).toBeDefined()
+          if (route === undefined) continue
+          const handle = route.compile()
+          const source = handle.toString()
+          const perRequest = createBunRouteHandler(unit.app, route as never) as (...a: unknown[]) => unknown
+          // No request hook makes every request await.
+          expect(isAsyncFn(perRequest), `${path}: request hooks`).toBe(AWAITING_REQUEST_HOOKS.has(name))
+          // Nothing is prepared that the route does not declare.
+          if (route.hooks.query === undefined) expect(source, path).not.toContain('parseQueryFromURL')
+          expect(source, path).not.toContain('c.headers=')
+          expect(source, path).not.toContain('parseCookie')
+          // A route whose handler and hooks are all synchronous runs synchronously.
+          const sync = !isAsyncFn(route.handler) && !hookFns(route.hooks).some(isAsyncFn)
+          if (sync) expect(isAsyncFn(handle), `${path}: compiled as asynchronous`).toBe(false)
+        }
+      } finally {
+        await unit.dispose()
+      }
+    })
+  }
+})
