@@ -70,6 +70,11 @@ export const generateApiKey = (prefix = 'svc'): string => `${prefix}_${randomByt
 
 type Outcome = Principal | 'absent' | 'wrong' | 'unconfigured'
 
+/** Where an admitted request's principal waits for `resolve`: on the request's `set` object. */
+const ADMITTED = Symbol('svc.principal')
+type Settable = { headers: Record<string, unknown> }
+type PrincipalCarrier = { [ADMITTED]?: Principal }
+
 const configured = (values: readonly (string | undefined)[]) =>
   values.filter((v): v is string => typeof v === 'string' && v !== '').map(sha256Hex)
 
@@ -103,22 +108,50 @@ export function credentials<const C extends Record<string, Credential>>(schemes:
     const c = schemes[name]
     return c?.kind === 'bearer' && c.openWhenUnset === true && digests.get(name)?.length === 0
   }
-  const admitted = new WeakMap<Request, Principal>()
+  /** A static scheme's outcome (bearer tokens, header keys): decided without waiting. */
+  function staticOutcome(name: string, given: string | undefined): Outcome {
+    if (!given) return 'absent'
+    if (given.length > MAX_TOKEN_LENGTH || !TOKEN.test(given)) return 'wrong'
+    const known = digests.get(name) ?? []
+    if (known.length === 0) return 'unconfigured'
+    return oneOf(given, known) ? { scheme: name, subject: name } : 'wrong'
+  }
 
   async function outcome(name: string, request: Request, token: string | undefined): Promise<Outcome> {
     const c = schemes[name]
     if (!c) throw new AppError(500, 'credential_scheme_unknown', `No credential scheme named ${name}.`)
     const given = c.kind === 'header' ? (request.headers.get(c.header) ?? undefined) : token
+    if (c.kind !== 'apiKey') return staticOutcome(name, given)
     if (!given) return 'absent'
     if (given.length > MAX_TOKEN_LENGTH || !TOKEN.test(given)) return 'wrong'
-    if (c.kind === 'apiKey') {
-      const subject = await c.lookup(hashApiKey(given))
-      return subject === undefined ? 'wrong' : { scheme: name, subject }
-    }
-    const known = digests.get(name) ?? []
-    if (known.length === 0) return 'unconfigured'
-    return oneOf(given, known) ? { scheme: name, subject: name } : 'wrong'
+    const subject = await c.lookup(hashApiKey(given))
+    return subject === undefined ? 'wrong' : { scheme: name, subject }
   }
+
+  /** Admit (the principal kept on the request's `set` for `resolve`) or throw the refusal. */
+  function decide(outcomes: Outcome[], set: Settable, wantsBearer: boolean): void {
+    const principal = outcomes.find((o): o is Principal => typeof o === 'object')
+    if (principal) {
+      ;(set as PrincipalCarrier)[ADMITTED] = principal
+      return
+    }
+    const wrong = outcomes.includes('wrong')
+    if (!wrong && outcomes.includes('unconfigured')) {
+      throw unavailable(
+        'credentials_not_configured',
+        'No credential is configured for this route; it fails closed.',
+      )
+    }
+    if (wantsBearer) set.headers['www-authenticate'] = wrong ? 'Bearer error="invalid_token"' : 'Bearer'
+    throw unauthorized(
+      'unauthorized',
+      wrong ? 'The presented credential is not valid for this route.' : 'This route needs credentials.',
+    )
+  }
+
+  /** The token, from the Authorization header only (the plugin also reads `?access_token=`). */
+  const headerToken = (request: Request, token: string | undefined) =>
+    request.headers.get('authorization')?.startsWith('Bearer ') ? token : undefined
 
   const securitySchemes: Record<string, Record<string, unknown>> = Object.fromEntries(
     Object.entries(schemes).map(([name, c]) => [name, scheme(c)]),
@@ -129,36 +162,43 @@ export function credentials<const C extends Record<string, Credential>>(schemes:
       const names: readonly string[] = typeof wanted === 'string' ? [wanted] : wanted
       if (names.some(isOpen)) return { resolve: () => ({ principal: null as Principal | null }) }
       const wantsBearer = names.some((n) => schemes[n]?.kind !== 'header')
+      const detail = { security: names.map((n) => ({ [n]: [] })) }
+      const resolve = ({ set }: { set: Settable }) => {
+        const principal = (set as PrincipalCarrier)[ADMITTED]
+        if (!principal) throw unauthorized('unauthorized', 'This route needs credentials.')
+        return { principal: principal as Principal | null }
+      }
+      if (names.some((n) => schemes[n]?.kind === 'apiKey')) {
+        return {
+          detail,
+          async transform({ request, bearer: token, set }) {
+            const fromHeader = headerToken(request, token)
+            const outcomes: Outcome[] = []
+            for (const n of names) outcomes.push(await outcome(n, request, fromHeader))
+            decide(outcomes, set, wantsBearer)
+          },
+          resolve,
+        }
+      }
+      // Static schemes only: decided synchronously, so the route's handler need not await it
+      // (an asynchronous hook makes Elysia await on every request, docs/benchmarks.md).
+      const statics = names.map((n) => {
+        const c = schemes[n]
+        if (!c) throw new AppError(500, 'credential_scheme_unknown', `No credential scheme named ${n}.`)
+        return { name: n, c }
+      })
       return {
-        detail: { security: names.map((n) => ({ [n]: [] })) },
-        async transform({ request, bearer: token, set }) {
-          // The plugin also reads `?access_token=`: only a token from the header counts.
-          const fromHeader = request.headers.get('authorization')?.startsWith('Bearer ') ? token : undefined
+        detail,
+        transform({ request, bearer: token, set }) {
+          const fromHeader = headerToken(request, token)
           const outcomes: Outcome[] = []
-          for (const n of names) outcomes.push(await outcome(n, request, fromHeader))
-          const principal = outcomes.find((o): o is Principal => typeof o === 'object')
-          if (principal) {
-            admitted.set(request, principal)
-            return
+          for (const { name, c } of statics) {
+            const given = c.kind === 'header' ? (request.headers.get(c.header) ?? undefined) : fromHeader
+            outcomes.push(staticOutcome(name, given))
           }
-          const wrong = outcomes.includes('wrong')
-          if (!wrong && outcomes.includes('unconfigured')) {
-            throw unavailable(
-              'credentials_not_configured',
-              'No credential is configured for this route; it fails closed.',
-            )
-          }
-          if (wantsBearer) set.headers['www-authenticate'] = wrong ? 'Bearer error="invalid_token"' : 'Bearer'
-          throw unauthorized(
-            'unauthorized',
-            wrong ? 'The presented credential is not valid for this route.' : 'This route needs credentials.',
-          )
+          decide(outcomes, set, wantsBearer)
         },
-        resolve({ request }) {
-          const principal = admitted.get(request)
-          if (!principal) throw unauthorized('unauthorized', 'This route needs credentials.')
-          return { principal: principal as Principal | null }
-        },
+        resolve,
       }
     },
   })

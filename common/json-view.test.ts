@@ -5,6 +5,7 @@ import { jsonView } from './json-view.ts'
 
 const GET = (headers: Record<string, string> = {}) => ({
   request: new Request('http://localhost/v', { headers }),
+  set: {},
 })
 
 describe('jsonView', () => {

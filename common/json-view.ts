@@ -14,14 +14,27 @@
 import type { TSchema } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { AppError } from './errors.ts'
+import { stampedHeaders } from './wire.ts'
 
 interface Serialized {
   /** The UTF-8 bytes: encoding a large string on every request costs more than the rest of it. */
   bytes: Uint8Array
   etag: string
+  /** The 200's headers, prepared once: each answer copies them and adds its request id. */
+  headers: Headers
+  /** The 304's. */
+  notModified: Headers
+}
+
+/** What a view needs from Elysia's context: the request, and `set` (where the wire keeps its state). */
+export interface ViewContext {
+  request: Request
+  set: object
 }
 
 const CONTENT_TYPE = 'application/json; charset=utf-8'
+/** What the wire adds to every answer besides the request id (common/wire.ts). */
+const SHARED = { 'x-content-type-options': 'nosniff' }
 
 /** Whether an If-None-Match value names this entity tag (weak comparison, as RFC 9110 asks). */
 export function matchesIfNoneMatch(header: string | null, etag: string): boolean {
@@ -48,13 +61,13 @@ const MAX_VARIANTS = 64
  * starts afresh. `variant` must name everything besides the source that the document depends on.
  *
  *   const catalogView = jsonViews(Catalog)
- *   .get('/catalog', async ({ request, authority }) =>
- *     catalogView(request, await catalog(), JSON.stringify(mark(authority)), () => ({ ... })))
+ *   .get('/catalog', async ({ request, set, authority }) =>
+ *     catalogView({ request, set }, await catalog(), JSON.stringify(mark(authority)), () => ({ ... })))
  */
 export function jsonViews<S extends TSchema>(schema: S) {
   const check = TypeCompiler.Compile(schema)
   const cache = new WeakMap<object, Map<string, Serialized>>()
-  return (request: Request, source: object, variant: string, build: () => object): Response => {
+  return (context: ViewContext, source: object, variant: string, build: () => object): Response => {
     let variants = cache.get(source)
     if (variants === undefined) {
       variants = new Map()
@@ -70,20 +83,26 @@ export function jsonViews<S extends TSchema>(schema: S) {
         })
       }
       const text = JSON.stringify(view)
-      s = { bytes: Buffer.from(text), etag: etagOf(text) }
+      const etag = etagOf(text)
+      s = {
+        bytes: Buffer.from(text),
+        etag,
+        headers: new Headers({ 'content-type': CONTENT_TYPE, etag, 'cache-control': 'no-cache', ...SHARED }),
+        notModified: new Headers({ etag, 'cache-control': 'no-cache', ...SHARED }),
+      }
       if (variants.size >= MAX_VARIANTS) variants.clear()
       variants.set(variant, s)
     }
-    return respond(request, s)
+    return respond(context, s)
   }
 }
 
 /** A view that is one object per derivation (the getter returns the same object until it changes). */
 export function jsonView<S extends TSchema>(schema: S, get: () => object) {
   const views = jsonViews(schema)
-  return plainHandler(({ request }: { request: Request }): Response => {
+  return plainHandler((context: ViewContext): Response => {
     const view = get()
-    return views(request, view, '', () => view)
+    return views(context, view, '', () => view)
   })
 }
 
@@ -100,11 +119,9 @@ export function plainHandler<A extends unknown[], R>(handler: (...args: A) => R)
   return handler.bind(undefined)
 }
 
-function respond(request: Request, s: Serialized): Response {
+function respond({ request, set }: ViewContext, s: Serialized): Response {
   if (matchesIfNoneMatch(request.headers.get('if-none-match'), s.etag)) {
-    return new Response(null, { status: 304, headers: { etag: s.etag, 'cache-control': 'no-cache' } })
+    return new Response(null, { status: 304, headers: stampedHeaders(set, s.notModified) })
   }
-  return new Response(s.bytes, {
-    headers: { 'content-type': CONTENT_TYPE, etag: s.etag, 'cache-control': 'no-cache' },
-  })
+  return new Response(s.bytes, { headers: stampedHeaders(set, s.headers) })
 }

@@ -42,9 +42,9 @@ export const statusRoutes = ({ deps, manifest, registry, metrics }: StatusRouteD
     })
     .get(
       '/version',
-      async ({ request }) => {
+      async ({ request, set }) => {
         const mode = effectiveMode(deps.settings.serviceMode, await deps.persistence.ready())
-        return versionView(request, PROCESS, mode, () => ({
+        return versionView({ request, set }, PROCESS, mode, () => ({
           service: 'als' as const,
           version: deps.version,
           effective_service_mode: mode,
@@ -64,12 +64,12 @@ export const statusRoutes = ({ deps, manifest, registry, metrics }: StatusRouteD
     )
     .get(
       '/api/v1/learning/contracts',
-      async ({ request }) => {
+      async ({ request, set }) => {
         // The view is fixed apart from the families and the effective mode: cached per their value.
         const families = await deps.families.ensureFresh()
         const mode = effectiveMode(deps.settings.serviceMode, await deps.persistence.ready())
         const variant = JSON.stringify([mode, families])
-        return contractsViews(request, PROCESS, variant, () => contractsView(deps, families, mode))
+        return contractsViews({ request, set }, PROCESS, variant, () => contractsView(deps, families, mode))
       },
       {
         response: { 200: ContractsView },

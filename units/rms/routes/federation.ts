@@ -50,10 +50,10 @@ export const federationRoutes = (deps: FederationDeps) => {
     app
       .get(
         '/api/v1/agent-runtime/catalog',
-        async ({ authority, request }) => {
+        async ({ authority, request, set }) => {
           const c = await deps.runtime.catalog()
           const marked = mark(authority)
-          return catalogView(request, c, JSON.stringify(marked), () => ({
+          return catalogView({ request, set }, c, JSON.stringify(marked), () => ({
             ...deps.runtime.federation(c),
             ...marked,
           }))

@@ -45,10 +45,10 @@ export const policyRoutes = (deps: PolicyDeps) => {
     app
       .get(
         '/api/v1/tool-profiles',
-        async ({ authority, request }) => {
+        async ({ authority, request, set }) => {
           const c = await deps.runtime.catalog()
           const marked = mark(authority)
-          return profilesView(request, c, JSON.stringify(marked), () => ({
+          return profilesView({ request, set }, c, JSON.stringify(marked), () => ({
             items: c.profiles,
             count: c.profiles.length,
             ...marked,
