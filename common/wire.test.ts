@@ -5,7 +5,7 @@ import type { TestResponse } from '../test/harness.ts'
 import { AppError } from './errors.ts'
 import { createLogger } from './logger.ts'
 import { createHttpMetrics } from './metrics.ts'
-import { MAX_JSON_DEPTH, wire } from './wire.ts'
+import { MAX_JSON_DEPTH, stampedHeaders, wire } from './wire.ts'
 
 function appWithLog() {
   const lines: string[] = []
@@ -250,5 +250,38 @@ describe('the shared response headers on every kind of answer', () => {
     } finally {
       peer.stop(true)
     }
+  })
+})
+
+describe('responses a route builds with stampedHeaders', () => {
+  const base = new Headers({ 'content-type': 'text/plain', 'x-content-type-options': 'nosniff' })
+  const app = new Elysia()
+    .use(
+      wire({
+        unit: 't',
+        log: createLogger('t', 'silent'),
+        metrics: createHttpMetrics('t'),
+        maxBodyBytes: 1024,
+      }),
+    )
+    .onTransform(({ set }) => {
+      set.headers['x-mark'] = 'from-a-hook'
+    })
+    .get('/built', ({ set }) => new Response('hi', { headers: stampedHeaders(set, base) }))
+
+  test('carry the request id once, nosniff, and what hooks put in set.headers', async () => {
+    const res = await app.handle(
+      new Request('http://localhost/built', { headers: { 'x-request-id': 'given-1' } }),
+    )
+    expect(res.status).toBe(200)
+    expect(await res.text()).toBe('hi')
+    expect(res.headers.get('x-request-id')).toBe('given-1')
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff')
+    expect(res.headers.get('x-mark')).toBe('from-a-hook')
+    expect(res.headers.get('content-type')).toBe('text/plain')
+    // The prepared headers are copied, never changed.
+    expect(base.has('x-request-id')).toBe(false)
+    const other = await app.handle(new Request('http://localhost/built'))
+    expect(other.headers.get('x-request-id')).not.toBe('given-1')
   })
 })

@@ -150,7 +150,8 @@ export function wire(opts: WireOptions) {
  * `x-content-type-options: nosniff`) with this request's id; the wire then leaves the response's
  * headers alone. Copying a prepared `Headers` and setting one costs about half of building the
  * response and setting the two afterwards (docs/benchmarks.md). Outside the wire (no request
- * state), the copy has no id and the wire's usual stamping applies.
+ * state), the copy has no id and the wire's usual stamping applies. Call it last: headers set on
+ * `set.headers` after it would be lost.
  */
 export function stampedHeaders(set: object, base: Headers): Headers {
   const headers = new Headers(base)
@@ -158,6 +159,19 @@ export function stampedHeaders(set: object, base: Headers): Headers {
   if (state !== undefined) {
     headers.set('x-request-id', state.id)
     state.stamped = true
+  }
+  // Headers a hook put in `set.headers` (RMS's authority marks, say) go on the response here:
+  // left there, Elysia merges them into it on the way out, several times the cost.
+  const pending = (set as { headers?: Record<string, unknown> }).headers
+  if (pending !== undefined) {
+    let moved = false
+    for (const name in pending) {
+      const value = pending[name]
+      if (Array.isArray(value)) for (const v of value) headers.append(name, String(v))
+      else if (value !== undefined && value !== null) headers.set(name, String(value))
+      moved = true
+    }
+    if (moved) (set as { headers: Record<string, unknown> }).headers = {}
   }
   return headers
 }
