@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import type { UnitContract } from '../../../common/contract.ts'
+import { jsonView } from '../../../common/json-view.ts'
 import type { Registry } from '../../../common/metrics.ts'
 import { metricsRoute } from '../../../common/routes.ts'
 import { buildCommit } from '../../../common/version.ts'
@@ -56,6 +57,20 @@ export const statusRoutes = (s: StatusDeps) => {
   const contract = deps.contract
   const manifest = shippedManifest(contract)
   const view = contractView(contract)
+  // Fixed for the life of the process: served as bytes checked and serialized once.
+  const version = {
+    service: 'pws' as const,
+    version: s.version,
+    commit: buildCommit(),
+    api_version: 'v1' as const,
+    contract_version: contract.version,
+    identity: {
+      tool_key: contract.identity.tool_key,
+      title: contract.identity.title,
+      capability_class: contract.identity.capability_class,
+    },
+    started_at: s.startedAt,
+  }
   return new Elysia({ name: 'pws:status' })
     .get(
       '/healthz',
@@ -83,25 +98,20 @@ export const statusRoutes = (s: StatusDeps) => {
     )
     .get(
       '/versionz',
-      () => ({
-        service: 'pws' as const,
-        version: s.version,
-        commit: buildCommit(),
-        api_version: 'v1' as const,
-        contract_version: contract.version,
-        identity: {
-          tool_key: contract.identity.tool_key,
-          title: contract.identity.title,
-          capability_class: contract.identity.capability_class,
-        },
-        started_at: s.startedAt,
-      }),
-      { response: { 200: Version }, detail: { summary: 'Version and identity' } },
+      jsonView(Version, () => version),
+      {
+        response: { 200: Version },
+        detail: { summary: 'Version and identity' },
+      },
     )
-    .get('/contractz', () => view, {
-      response: { 200: ContractView },
-      detail: { summary: 'Read-only view of the shipped contract' },
-    })
+    .get(
+      '/contractz',
+      jsonView(ContractView, () => view),
+      {
+        response: { 200: ContractView },
+        detail: { summary: 'Read-only view of the shipped contract' },
+      },
+    )
     .get(
       '/platform-presencez',
       () => ({

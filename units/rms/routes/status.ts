@@ -1,4 +1,5 @@
 import { Elysia, type Static } from 'elysia'
+import { jsonView } from '../../../common/json-view.ts'
 import { nowIso } from '../../../common/time.ts'
 import { buildCommit } from '../../../common/version.ts'
 import type { Storage } from '../../../db/storage.ts'
@@ -39,7 +40,8 @@ export const CAPABILITY_KEYS = [
 
 /** The open self-description routes (spec Authentication §1). */
 export const statusRoutes = (deps: StatusDeps) => {
-  const version = () => ({
+  // Fixed for the life of the process: served as bytes checked and serialized once.
+  const versionDoc = {
     service: 'rms' as const,
     version: deps.version,
     api_version: 'v1' as const,
@@ -50,7 +52,8 @@ export const statusRoutes = (deps: StatusDeps) => {
     migration_head: deps.migrationHead,
     manifest: { path: '/platform-manifest.json', manifest_version: deps.manifest.manifest_version },
     version_sources: ['package.json', '/platform-manifest.json', 'db/migrations/rms'],
-  })
+  }
+  const version = jsonView(Version, () => versionDoc)
   return new Elysia({ name: 'rms:status' })
     .get(
       '/health',
