@@ -1,7 +1,9 @@
 import { describe, expect, test } from 'bun:test'
-import { t } from 'elysia'
+import { Elysia, t } from 'elysia'
+import type { Json } from '../test/harness.ts'
 import { AppError } from './errors.ts'
-import { jsonView } from './json-view.ts'
+import { CACHED_VIEW, jsonView } from './json-view.ts'
+import { openApiDocument } from './openapi.ts'
 
 const GET = (headers: Record<string, string> = {}) => ({
   request: new Request('http://localhost/v', { headers }),
@@ -57,5 +59,32 @@ describe('jsonView', () => {
     expect(changed.status).toBe(200)
     expect(changed.headers.get('etag')).not.toBe(etag)
     expect(await changed.json()).toEqual({ a: 'y' })
+  })
+})
+
+describe('cached views in the OpenAPI document', () => {
+  test('list If-None-Match, the ETag header and the 304; other routes do not', async () => {
+    const View = t.Object({ a: t.String() })
+    const app = new Elysia()
+      .get(
+        '/view',
+        jsonView(View, () => ({ a: 'x' })),
+        { response: { 200: View } },
+      )
+      .get('/variant', () => ({ a: 'y' }), {
+        response: { 200: View },
+        detail: { summary: 'v', ...CACHED_VIEW },
+      })
+      .get('/plain', () => ({ a: 'z' }), { response: { 200: View } })
+    const doc = await openApiDocument(app, { title: 't', version: '1', description: 'd', formRoutes: [] }, [])
+    const paths = doc.paths as Record<string, { get: Json }>
+    for (const path of ['/view', '/variant']) {
+      const op = paths[path]?.get ?? {}
+      expect(Object.keys(op.responses)).toContain('304')
+      expect(op.responses['200'].headers.ETag.schema).toEqual({ type: 'string' })
+      expect(op.parameters).toContainEqual(expect.objectContaining({ name: 'If-None-Match', in: 'header' }))
+      expect(op['x-svc-cached-view']).toBeUndefined()
+    }
+    expect(Object.keys(paths['/plain']?.get.responses ?? {})).not.toContain('304')
   })
 })

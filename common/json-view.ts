@@ -97,13 +97,29 @@ export function jsonViews<S extends TSchema>(schema: S) {
   }
 }
 
+/** Handlers `jsonView` made: the OpenAPI document lists their 304 (common/openapi.ts). */
+const viewHandlers = new WeakSet<object>()
+
+/**
+ * Route `detail` for a handler that answers through `jsonViews` itself: the OpenAPI document then
+ * lists the route's ETag, If-None-Match and 304 as it does for `jsonView` routes.
+ */
+export const CACHED_VIEW = { 'x-svc-cached-view': true } as const
+
+/** Whether a route serves a cached view (its handler is a `jsonView`, or its detail says so). */
+export const isCachedView = (handler: unknown, detail: unknown): boolean =>
+  (typeof handler === 'function' && viewHandlers.has(handler)) ||
+  (detail as Record<string, unknown> | undefined)?.['x-svc-cached-view'] === true
+
 /** A view that is one object per derivation (the getter returns the same object until it changes). */
 export function jsonView<S extends TSchema>(schema: S, get: () => object) {
   const views = jsonViews(schema)
-  return plainHandler((context: ViewContext): Response => {
+  const handler = plainHandler((context: ViewContext): Response => {
     const view = get()
     return views(context, view, '', () => view)
   })
+  viewHandlers.add(handler)
+  return handler
 }
 
 /**

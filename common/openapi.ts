@@ -1,6 +1,7 @@
 import { type AnyElysia, t } from 'elysia'
 import { DEFAULT_DOCS_PAGES, type DocsPage, serveDocsPages } from './docs-pages.ts'
 import { ErrorEnvelope } from './errors.ts'
+import { isCachedView } from './json-view.ts'
 
 export interface OpenApiInfo {
   title: string
@@ -47,6 +48,7 @@ export async function openApiDocument(app: AnyElysia, info: OpenApiInfo, exclude
       }
     }
   }
+  describeCachedViews(app, paths as Record<string, Record<string, CachedOperation> | undefined>)
   allowNullInEnums(paths)
   allowNullInEnums(components)
   return {
@@ -58,6 +60,53 @@ export async function openApiDocument(app: AnyElysia, info: OpenApiInfo, exclude
       schemas: { ...components.schemas, ErrorEnvelope },
       ...(info.securitySchemes && { securitySchemes: info.securitySchemes }),
     },
+  }
+}
+
+type CachedOperation = {
+  parameters?: unknown[]
+  responses?: Record<string, { description?: string; headers?: Record<string, unknown> } | undefined>
+  'x-svc-cached-view'?: boolean
+}
+
+const ETAG_HEADER = {
+  ETag: { description: 'Strong entity tag of this representation.', schema: { type: 'string' } },
+}
+
+/**
+ * Cached views (common/json-view.ts) answer `If-None-Match` naming their current `ETag` with 304
+ * and no body: say so in their operations, so a client generated from the document handles it.
+ */
+function describeCachedViews(
+  app: AnyElysia,
+  paths: Record<string, Record<string, CachedOperation> | undefined>,
+): void {
+  for (const route of app.routes) {
+    if (route.method !== 'GET') continue
+    const detail = (route.hooks as { detail?: unknown } | undefined)?.detail
+    const op = paths[route.path.replace(/:([^/]+)/g, '{$1}')]?.get
+    if (op === undefined) continue
+    delete op['x-svc-cached-view']
+    if (!isCachedView(route.handler, detail)) continue
+    op.parameters = [
+      ...(op.parameters ?? []),
+      {
+        name: 'If-None-Match',
+        in: 'header',
+        required: false,
+        description: 'An ETag from an earlier answer: 304 without a body while it is still current.',
+        schema: { type: 'string' },
+      },
+    ]
+    const ok = op.responses?.['200']
+    if (ok) ok.headers = { ...ok.headers, ...ETAG_HEADER }
+    op.responses = {
+      ...op.responses,
+      '304': {
+        description: 'Not Modified: the If-None-Match header names the current ETag.',
+        headers: ETAG_HEADER,
+      },
+    }
   }
 }
 

@@ -1,5 +1,5 @@
 import { Elysia, t } from 'elysia'
-import { jsonView, jsonViews } from '../../../common/json-view.ts'
+import { CACHED_VIEW, jsonView, jsonViews } from '../../../common/json-view.ts'
 import { PROMETHEUS_CONTENT_TYPE, type Registry } from '../../../common/metrics.ts'
 import { buildCommit } from '../../../common/version.ts'
 import { PlatformManifest, type shippedManifest } from '../manifest.ts'
@@ -52,7 +52,10 @@ export const statusRoutes = ({ deps, manifest, registry, metrics }: StatusRouteD
           commit: buildCommit(),
         }))
       },
-      { response: { 200: VersionResponse }, detail: { summary: 'Version and effective service mode' } },
+      {
+        response: { 200: VersionResponse },
+        detail: { summary: 'Version and effective service mode', ...CACHED_VIEW },
+      },
     )
     .get(
       '/platform-manifest.json',
@@ -73,7 +76,7 @@ export const statusRoutes = ({ deps, manifest, registry, metrics }: StatusRouteD
       },
       {
         response: { 200: ContractsView },
-        detail: { summary: 'Derived contract status; families from the PRS matrix only' },
+        detail: { summary: 'Derived contract status; families from the PRS matrix only', ...CACHED_VIEW },
       },
     )
     .get(

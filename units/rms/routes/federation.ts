@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import { notFound } from '../../../common/errors.ts'
-import { jsonViews } from '../../../common/json-view.ts'
+import { CACHED_VIEW, jsonViews } from '../../../common/json-view.ts'
 import { type AuthorityPlugin, mark } from '../authority.ts'
 import {
   AgentReadiness,
@@ -63,6 +63,7 @@ export const federationRoutes = (deps: FederationDeps) => {
           detail: {
             summary:
               'Federation read contract: roots, parentage, state, class transitions, fail-closed markers',
+            ...CACHED_VIEW,
           },
         },
       )

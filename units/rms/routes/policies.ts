@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import { notFound } from '../../../common/errors.ts'
-import { jsonViews } from '../../../common/json-view.ts'
+import { CACHED_VIEW, jsonViews } from '../../../common/json-view.ts'
 import { type AuthorityPlugin, type AuthorityService, mark } from '../authority.ts'
 import {
   AgentToolPolicies,
@@ -54,7 +54,10 @@ export const policyRoutes = (deps: PolicyDeps) => {
             ...marked,
           }))
         },
-        { response: { 200: ToolProfiles, ...READ_ERRORS }, detail: { summary: 'Tool profiles' } },
+        {
+          response: { 200: ToolProfiles, ...READ_ERRORS },
+          detail: { summary: 'Tool profiles', ...CACHED_VIEW },
+        },
       )
       .get(
         '/api/v1/agent-tool-policies',
