@@ -5,12 +5,12 @@
  */
 import { afterAll, expect, test } from 'bun:test'
 import { freePort, type Json } from '../../test/harness.ts'
-import { bootPws } from '../pws/testing.ts'
+import { bootPwsAsync } from '../pws/testing.ts'
 import * as store from './store.ts'
 import { bootEis, SECRETS, signedPost } from './testing.ts'
 
 const TOKEN = 'eis-to-pws-handoff-token-0123'
-const pws = bootPws({ PWS_SUPPORT_HANDOFF_TOKEN: TOKEN })
+const pws = await bootPwsAsync({ PWS_SUPPORT_HANDOFF_TOKEN: TOKEN })
 const port = freePort()
 const eis = await bootEis({
   SVC_SUPPORT_HANDOFF_URL: `http://127.0.0.1:${port}/api/v1/support/handoff`,

@@ -2,7 +2,7 @@
 
 import { DEFAULT_SESSION_MAX_AGE_S, issueSession, type Role } from '../../common/session.ts'
 import type { Env } from '../../runtime/run.ts'
-import { bootForTest, bootForTestAsync, type TestResponse, type TestUnit } from '../../test/harness.ts'
+import { bootForTestAsync, type TestResponse, type TestUnit } from '../../test/harness.ts'
 import { definePws } from './index.ts'
 
 export const TEST_SESSION_SECRET = 'pws-test-session-secret-0123456789abcdef'
@@ -37,15 +37,10 @@ export interface PwsTest {
 
 /**
  * PWS booted in process on the test driver (`SVC_TEST_DRIVER=libsql`: a fresh sqld of its own);
- * PWS's own suites use it.
+ * PWS's own suites and other units' tests that need a PWS use it.
  */
 export async function bootPwsAsync(env: Env = {}, clock?: () => number): Promise<PwsTest> {
   return pwsTest((await bootForTestAsync(definePws(clock), withSecret(env))) as TestUnit<unknown>)
-}
-
-/** PWS booted in process on an embedded file, synchronously (for other units' tests that need a PWS). */
-export function bootPws(env: Env = {}, clock?: () => number): PwsTest {
-  return pwsTest(bootForTest(definePws(clock), withSecret(env)) as TestUnit<unknown>)
 }
 
 const withSecret = (env: Env): Env => ({ PWS_SESSION_SECRET: TEST_SESSION_SECRET, ...env })
