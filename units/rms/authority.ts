@@ -35,6 +35,21 @@ export function mark(a: Authority) {
   }
 }
 
+const markKeys = new WeakMap<Authority, string>()
+
+/**
+ * The authority mark as text: what a cached view built with it varies by. Computed once per
+ * authority (authorities are values, one object per decision: service/resolution.ts).
+ */
+export function markKey(a: Authority): string {
+  let key = markKeys.get(a)
+  if (key === undefined) {
+    key = JSON.stringify(mark(a))
+    markKeys.set(a, key)
+  }
+  return key
+}
+
 /** The credentials RMS accepts, as OpenAPI security schemes (spec, Authentication 2-3). */
 export const SECURITY_SCHEMES = {
   bearerAuth: {

@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import { notFound } from '../../../common/errors.ts'
 import { CACHED_VIEW, jsonViews } from '../../../common/json-view.ts'
-import { type AuthorityPlugin, mark } from '../authority.ts'
+import { type AuthorityPlugin, mark, markKey } from '../authority.ts'
 import {
   AgentReadiness,
   Catalog,
@@ -52,10 +52,9 @@ export const federationRoutes = (deps: FederationDeps) => {
         '/api/v1/agent-runtime/catalog',
         async ({ authority, request, set }) => {
           const c = await deps.runtime.catalog()
-          const marked = mark(authority)
-          return catalogView({ request, set }, c, JSON.stringify(marked), () => ({
+          return catalogView({ request, set }, c, markKey(authority), () => ({
             ...deps.runtime.federation(c),
-            ...marked,
+            ...mark(authority),
           }))
         },
         {

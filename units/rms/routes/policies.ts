@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import { notFound } from '../../../common/errors.ts'
 import { CACHED_VIEW, jsonViews } from '../../../common/json-view.ts'
-import { type AuthorityPlugin, type AuthorityService, mark } from '../authority.ts'
+import { type AuthorityPlugin, type AuthorityService, mark, markKey } from '../authority.ts'
 import {
   AgentToolPolicies,
   AgentToolPolicy,
@@ -47,11 +47,10 @@ export const policyRoutes = (deps: PolicyDeps) => {
         '/api/v1/tool-profiles',
         async ({ authority, request, set }) => {
           const c = await deps.runtime.catalog()
-          const marked = mark(authority)
-          return profilesView({ request, set }, c, JSON.stringify(marked), () => ({
+          return profilesView({ request, set }, c, markKey(authority), () => ({
             items: c.profiles,
             count: c.profiles.length,
-            ...marked,
+            ...mark(authority),
           }))
         },
         {

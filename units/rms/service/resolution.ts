@@ -41,8 +41,28 @@ const MAX_CACHE_ENTRIES = 10_000
 
 export const newResolutionCache = (): ResolutionCache => ({ entries: new Map(), inflight: new Map() })
 
+/**
+ * Authorities are values, never changed once made: the same decision is the same object, so what
+ * is derived from it per request (the answer's authority mark, the cached view of it) is derived
+ * once. Keyed by the resolution (or local token entry) they come from.
+ */
+const decided = new WeakMap<object, Map<string, Authority>>()
+function once(from: object, key: string, make: () => Authority): Authority {
+  let byKey = decided.get(from)
+  if (byKey === undefined) {
+    byKey = new Map()
+    decided.set(from, byKey)
+  }
+  let a = byKey.get(key)
+  if (a === undefined) {
+    a = make()
+    byKey.set(key, a)
+  }
+  return a
+}
+
 function fromResolution(res: Resolution, cached: boolean, degradedReason: string | null): Authority {
-  return {
+  return once(res, `${cached}:${degradedReason}`, () => ({
     lane: 'bearer',
     subject: res.subject,
     read: res.read,
@@ -52,7 +72,7 @@ function fromResolution(res: Resolution, cached: boolean, degradedReason: string
     cached,
     degraded: degradedReason !== null,
     degraded_reason: degradedReason,
-  }
+  }))
 }
 
 async function fetchResolution(
@@ -150,7 +170,7 @@ function localAuthority(core: AuthorityCore, token: string, level: Level): Autho
       ),
     )
   }
-  return {
+  return once(local, String(opts.production), () => ({
     lane: 'bearer',
     subject: local.subject,
     read: local.read,
@@ -160,7 +180,7 @@ function localAuthority(core: AuthorityCore, token: string, level: Level): Autho
     cached: false,
     degraded: opts.production,
     degraded_reason: opts.production ? 'projection_layer_not_configured' : null,
-  }
+  }))
 }
 
 /** The authority of a bearer token at a level: local list, fresh cache, or one shared layer call. */
