@@ -17,8 +17,12 @@ import { AppError } from './errors.ts'
 import { stampedHeaders } from './wire.ts'
 
 interface Serialized {
-  /** The UTF-8 bytes: encoding a large string on every request costs more than the rest of it. */
-  bytes: Uint8Array
+  /**
+   * The UTF-8 bytes, as a Blob: encoding a large string on every request costs more than the
+   * rest of it, and a response over a byte array copies them (about 1 µs for 11 KiB), while a
+   * response over a Blob shares them.
+   */
+  body: Blob
   etag: string
   /** The 200's headers, prepared once: each answer copies them and adds its request id. */
   headers: Headers
@@ -85,7 +89,7 @@ export function jsonViews<S extends TSchema>(schema: S) {
       const text = JSON.stringify(view)
       const etag = etagOf(text)
       s = {
-        bytes: Buffer.from(text),
+        body: new Blob([text]),
         etag,
         headers: new Headers({ 'content-type': CONTENT_TYPE, etag, 'cache-control': 'no-cache', ...SHARED }),
         notModified: new Headers({ etag, 'cache-control': 'no-cache', ...SHARED }),
@@ -139,5 +143,5 @@ function respond({ request, set }: ViewContext, s: Serialized): Response {
   if (matchesIfNoneMatch(request.headers.get('if-none-match'), s.etag)) {
     return new Response(null, { status: 304, headers: stampedHeaders(set, s.notModified) })
   }
-  return new Response(s.bytes, { headers: stampedHeaders(set, s.headers) })
+  return new Response(s.body, { headers: stampedHeaders(set, s.headers) })
 }

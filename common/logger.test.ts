@@ -15,18 +15,26 @@ const LINE: RequestLine = {
 }
 
 test('the request line is exactly the line pino writes for the same fields', () => {
+  // An id that needs escaping, a plain one (written as it is), a route that needs escaping.
+  const lines = [LINE, { ...LINE, req_id: '019ab5f0-1234-7abc-8def-0123456789ab', route: '/a"b\\c' }]
   const viaPino = capture()
   const direct = capture()
-  createLogger('prs', 'info', viaPino).info(LINE, 'request')
-  requestLineWriter(createLogger('prs', 'info', direct))('info', LINE)
+  const write = requestLineWriter(createLogger('prs', 'info', direct))
+  for (const line of [...lines, ...lines]) {
+    createLogger('prs', 'info', viaPino).info(line, 'request')
+    write('info', line)
+  }
   const strip = (s: string | undefined) => JSON.parse(s ?? '{}') as Record<string, unknown>
-  const { time: t1, ...a } = strip(viaPino.lines[0])
-  const { time: t2, ...b } = strip(direct.lines[0])
-  expect(b).toEqual(a)
-  expect(Object.keys(strip(direct.lines[0]))).toEqual(Object.keys(strip(viaPino.lines[0])))
-  expect(typeof t2).toBe('string')
-  expect(Date.parse(t2 as string)).not.toBeNaN()
-  expect(direct.lines[0]?.endsWith('\n')).toBe(true)
+  expect(direct.lines).toHaveLength(4)
+  for (let i = 0; i < 4; i++) {
+    const { time: t1, ...a } = strip(viaPino.lines[i])
+    const { time: t2, ...b } = strip(direct.lines[i])
+    expect(b).toEqual(a)
+    expect(Object.keys(strip(direct.lines[i]))).toEqual(Object.keys(strip(viaPino.lines[i])))
+    expect(typeof t2).toBe('string')
+    expect(Date.parse(t2 as string)).not.toBeNaN()
+    expect(direct.lines[i]?.endsWith('\n')).toBe(true)
+  }
 })
 
 test('the request line honours the level: debug lines are dropped at info', () => {

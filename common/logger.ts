@@ -141,10 +141,27 @@ export function requestLineWriter(log: Logger): (level: 'debug' | 'info', line: 
   }
   const bindings = JSON.stringify(log.bindings()).slice(1, -1)
   const prefix = bindings === '' ? '' : `${bindings},`
+  // `"method":…,"route":…` per route and method: a unit has a few dozen; encoded once each.
+  const fragments = new Map<string, string>()
+  const fragment = (method: string, route: string): string => {
+    const key = `${method} ${route}`
+    let f = fragments.get(key)
+    if (f === undefined) {
+      f = `"method":${JSON.stringify(method)},"route":${JSON.stringify(route)}`
+      if (fragments.size < MAX_FRAGMENTS) fragments.set(key, f)
+    }
+    return f
+  }
   return (level, l) => {
     if (!log.isLevelEnabled(level)) return
+    const id = JSON_SAFE.test(l.req_id) ? `"${l.req_id}"` : JSON.stringify(l.req_id)
     stream.write(
-      `{"level":"${level}","time":"${isoNow()}",${prefix}"req_id":${JSON.stringify(l.req_id)},"method":${JSON.stringify(l.method)},"route":${JSON.stringify(l.route)},"status":${l.status},"duration_ms":${l.duration_ms},"msg":"request"}\n`,
+      `{"level":"${level}","time":"${isoNow()}",${prefix}"req_id":${id},${fragment(l.method, l.route)},"status":${l.status},"duration_ms":${l.duration_ms},"msg":"request"}\n`,
     )
   }
 }
+
+/** Characters a JSON string holds as they are (no quote, backslash or control character). */
+const JSON_SAFE = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/
+/** Distinct method and route pairs kept encoded; beyond (never, for a unit's routes) each is encoded per line. */
+const MAX_FRAGMENTS = 1024

@@ -15,7 +15,12 @@ const captured = JSON.parse(readFileSync(process.env.REPLAY_FILE ?? '', 'utf8'))
 const answers = new Map(
   Object.entries(captured).map(([path, c]) => [
     path,
-    { status: c.status, headers: { 'content-type': c.contentType }, body: Buffer.from(c.body, 'base64') },
+    // A Blob, as the units' cached views keep their bytes: a response over a byte array copies them.
+    {
+      status: c.status,
+      headers: { 'content-type': c.contentType },
+      body: new Blob([Buffer.from(c.body, 'base64')]),
+    },
   ]),
 )
 
