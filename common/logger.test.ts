@@ -71,3 +71,40 @@ test('log lines of one event-loop turn reach the descriptor together when the tu
     closeSync(fd)
   }
 })
+
+test('a full pipe delays lines, never drops or splits them; partial writes resume at the right byte', async () => {
+  const { constants, openSync, readSync, closeSync } = await import('node:fs')
+  const { join } = await import('node:path')
+  const { spawnSync } = await import('node:child_process')
+  const { tempDir } = await import('../test/harness.ts')
+  const fifo = join(tempDir(), 'pipe')
+  expect(spawnSync('mkfifo', [fifo]).status).toBe(0)
+  // Read-write and non-blocking: the open does not wait for a reader, and a full pipe is EAGAIN.
+  const fd = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK)
+  const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK)
+  try {
+    const out = new BatchedLines(fd)
+    // 200 lines of ~2 KB with two-byte characters: far more than the pipe holds (64 KiB).
+    const body = 'é'.repeat(1000)
+    for (let i = 0; i < 200; i++) out.write(`${i} ${body}\n`)
+    out.flushSync()
+    const chunks: Buffer[] = []
+    for (let tries = 0; tries < 1000; tries++) {
+      const buf = Buffer.alloc(65536)
+      try {
+        const n = readSync(reader, buf)
+        if (n > 0) chunks.push(buf.subarray(0, n))
+      } catch {
+        // EAGAIN: nothing to read yet
+      }
+      if (Buffer.concat(chunks).toString('utf8').split('\n').length > 200) break
+      await Bun.sleep(2)
+    }
+    const lines = Buffer.concat(chunks).toString('utf8').trimEnd().split('\n')
+    expect(lines).toHaveLength(200)
+    expect(lines).toEqual(Array.from({ length: 200 }, (_, i) => `${i} ${body}`))
+  } finally {
+    closeSync(fd)
+    closeSync(reader)
+  }
+})
