@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import { errorResponses } from '../../../common/errors.ts'
+import { jsonView } from '../../../common/json-view.ts'
 import {
   ExternalApiContract,
   HealthInfo,
@@ -11,8 +12,12 @@ import {
 import type { NdsDeps } from '../service/deps.ts'
 import { externalApiContract, info, platformMetadata, readiness, releaseNotices } from '../service/status.ts'
 
-export const statusRoutes = (deps: NdsDeps, workerRunning: () => boolean) =>
-  new Elysia({ name: 'nds:status' })
+export const statusRoutes = (deps: NdsDeps, workerRunning: () => boolean) => {
+  // Fixed for the life of the process: served as cached views (checked and serialized once).
+  const metadata = platformMetadata(deps)
+  const contract = externalApiContract()
+  const notices = releaseNotices()
+  return new Elysia({ name: 'nds:status' })
     .get('/v1/health/live', () => ({ status: 'ok' as const, service: 'nds' as const }), {
       response: { 200: HealthLive },
       detail: { summary: 'Liveness' },
@@ -35,15 +40,28 @@ export const statusRoutes = (deps: NdsDeps, workerRunning: () => boolean) =>
         summary: 'Non-secret runtime readback: environment, dependency targets, counts, runtime_config',
       },
     })
-    .get('/v1/platform/metadata', () => platformMetadata(deps), {
-      response: { 200: PlatformMetadata },
-      detail: { summary: 'Platform metadata (the spec publishes /v1/fabric/metadata under this path)' },
-    })
-    .get('/v1/external-api-contract', () => externalApiContract(), {
-      response: { 200: ExternalApiContract, ...errorResponses(404) },
-      detail: { summary: 'The external API contract: route families and surfaces' },
-    })
-    .get('/v1/release-notices', () => releaseNotices(), {
-      response: { 200: ReleaseNotices },
-      detail: { summary: 'Release notices of the /v1 surface' },
-    })
+    .get(
+      '/v1/platform/metadata',
+      jsonView(PlatformMetadata, () => metadata),
+      {
+        response: { 200: PlatformMetadata },
+        detail: { summary: 'Platform metadata (the spec publishes /v1/fabric/metadata under this path)' },
+      },
+    )
+    .get(
+      '/v1/external-api-contract',
+      jsonView(ExternalApiContract, () => contract),
+      {
+        response: { 200: ExternalApiContract, ...errorResponses(404) },
+        detail: { summary: 'The external API contract: route families and surfaces' },
+      },
+    )
+    .get(
+      '/v1/release-notices',
+      jsonView(ReleaseNotices, () => notices),
+      {
+        response: { 200: ReleaseNotices },
+        detail: { summary: 'Release notices of the /v1 surface' },
+      },
+    )
+}
