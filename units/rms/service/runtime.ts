@@ -202,7 +202,7 @@ export function createRuntime(opts: RuntimeOptions) {
     if (!s.readable) return 0
     const adopted = await storage.transaction(async (tx) => {
       if ((await store.desiredCount(tx)) > 0) return 0
-      for (const r of s.resources.values()) await store.upsertDesired(tx, r.kind, r.id, r.doc, 'rms:adoption')
+      await store.insertDesired(tx, [...s.resources.values()], 'rms:adoption')
       await store.audit(
         tx,
         {
