@@ -23,9 +23,8 @@ import { Database } from 'bun:sqlite'
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { type Client, createClient } from '@libsql/client/web'
+import type { Client } from '@libsql/client/web'
 import { drizzle as drizzleBun } from 'drizzle-orm/bun-sqlite'
-import { drizzle as drizzleLibsql } from 'drizzle-orm/libsql/web'
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core'
 import { applyMigrations, applyMigrationsAsync, type Migration } from './migrate.ts'
 import { BUSY_TIMEOUT_MS, configureConnection, type Db, databasePath } from './sqlite.ts'
@@ -320,6 +319,11 @@ export async function openLibsqlStorage(
   migrations: readonly Migration[],
   options: { authToken?: string; owner?: string } = {},
 ): Promise<Storage> {
+  // Loaded here, not at start: most units run on the embedded driver and never need the client.
+  const [{ createClient }, { drizzle: drizzleLibsql }] = await Promise.all([
+    import('@libsql/client/web'),
+    import('drizzle-orm/libsql/web'),
+  ])
   const client: Client = createClient({ url, authToken: options.authToken })
   try {
     if (options.owner) await claimOwnership(client, options.owner)

@@ -2,7 +2,7 @@ import { and, asc, count, desc, eq, sql } from 'drizzle-orm'
 import type { UnitContract } from '../../common/contract.ts'
 import { canonicalHash } from '../../common/hash.ts'
 import { newId } from '../../common/time.ts'
-import type { Sql, Storage } from '../../db/storage.ts'
+import type { Storage } from '../../db/storage.ts'
 import type { Observation, SurfaceKind } from './rules/drift.ts'
 import { contractVersions, observations } from './tables.ts'
 
@@ -87,47 +87,59 @@ type NewVersion = {
   subject: string
   version: string
   document: unknown
-  at: string
 }
 
-const insertVersion = (tx: Sql, v: NewVersion) =>
-  tx
-    .insert(contractVersions)
-    .values({
-      id: newId(),
-      subjectKind: v.subjectKind,
-      subject: v.subject,
-      version: v.version,
-      hash: canonicalHash(v.document),
-      document: v.document,
-      firstSeenAt: v.at,
-    })
-    .onConflictDoNothing()
-    .returning({ id: contractVersions.id })
-    .all()
+/** A unit contract and each family it produces: the subjects PRS keeps every version of. */
+const versionsOf = (c: UnitContract): NewVersion[] => [
+  { subjectKind: 'unit', subject: c.unit, version: c.version, document: c },
+  ...c.produces.map((f) => ({
+    subjectKind: 'family' as const,
+    subject: `${c.unit}:${f.family}`,
+    version: f.version,
+    document: f,
+  })),
+]
 
-/** Register every unit contract and its produced families (at start), in one transaction. */
+const storedKey = (subjectKind: string, subject: string, documentText: string) =>
+  `${subjectKind}\u0000${subject}\u0000${documentText}`
+
+/**
+ * Register every unit contract and its produced families (at start). A version whose stored
+ * document text is exactly the one the column would store now is already registered, so a restart
+ * with unchanged contracts hashes and writes nothing; the rest go in one insert, where the unique
+ * (subject, canonical hash) index keeps a document registered once however its text is laid out.
+ */
 export async function registerContracts(
   storage: Storage,
   contracts: readonly UnitContract[],
   at: string,
 ): Promise<number> {
+  const stored = await storage.db.all<{ subject_kind: string; subject: string; document: string }>(
+    sql`SELECT subject_kind, subject, document FROM contract_versions`,
+  )
+  const known = new Set(stored.map((r) => storedKey(r.subject_kind, r.subject, r.document)))
+  const missing = contracts
+    .flatMap(versionsOf)
+    .filter((v) => !known.has(storedKey(v.subjectKind, v.subject, JSON.stringify(v.document))))
+  if (missing.length === 0) return 0
   return storage.transaction(async (tx) => {
-    let added = 0
-    for (const c of contracts) {
-      const docs: NewVersion[] = [
-        { subjectKind: 'unit', subject: c.unit, version: c.version, document: c, at },
-        ...c.produces.map((f) => ({
-          subjectKind: 'family' as const,
-          subject: `${c.unit}:${f.family}`,
-          version: f.version,
-          document: f,
-          at,
+    const added = await tx
+      .insert(contractVersions)
+      .values(
+        missing.map((v) => ({
+          id: newId(),
+          subjectKind: v.subjectKind,
+          subject: v.subject,
+          version: v.version,
+          hash: canonicalHash(v.document),
+          document: v.document,
+          firstSeenAt: at,
         })),
-      ]
-      for (const v of docs) added += (await insertVersion(tx, v)).length
-    }
-    return added
+      )
+      .onConflictDoNothing()
+      .returning({ id: contractVersions.id })
+      .all()
+    return added.length
   })
 }
 

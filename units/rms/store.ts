@@ -102,6 +102,29 @@ export async function upsertDesired(
     .run()
 }
 
+/** The host as found, into an empty desired state (adoption): one insert, hashes as scanned. */
+export async function insertDesired(
+  w: Sql,
+  resources: readonly { kind: ResourceKind; id: string; doc: Record<string, unknown>; hash: string }[],
+  actor: string,
+) {
+  if (resources.length === 0) return
+  const updatedAt = nowIso()
+  await w
+    .insert(desiredResources)
+    .values(
+      resources.map((r) => ({
+        kind: r.kind,
+        resourceId: r.id,
+        document: r.doc,
+        hash: r.hash,
+        updatedAt,
+        updatedBy: actor,
+      })),
+    )
+    .run()
+}
+
 export async function removeDesired(w: Sql, kind: ResourceKind, id: string) {
   await w
     .delete(desiredResources)

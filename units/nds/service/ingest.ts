@@ -8,11 +8,8 @@ import type { Caller } from '../auth.ts'
 import type { IngestRequestBody, Mode, Source } from '../model.ts'
 import { signature } from '../rules/minhash.ts'
 import { normalizeArticle, type RawArticle } from '../rules/normalize.ts'
-import { createCrawler } from '../sources/crawl.ts'
 import { decodeText, type FetchLimits, fetchDocument } from '../sources/fetch.ts'
-import { eventsText, exportUrls, latestExportUrl, parseEvents } from '../sources/gdelt.ts'
 import { NEWSAPI_PAGE_SIZE, newsApiUrl, parseNewsApiPage } from '../sources/news-api.ts'
-import { parseFeed } from '../sources/rss.ts'
 import { contentHash, type JobRow, type JobState, type PreparedArticle } from '../store.ts'
 import type { NdsDeps, NdsSettings } from './deps.ts'
 import { presentJob } from './present.ts'
@@ -23,6 +20,16 @@ export const MAX_JOB_ERRORS = 100
 const BATCH = 500
 const DEFAULT_NEWSAPI_PAGES = 1
 const HOUR_MS = 3_600_000
+
+/**
+ * Parsers loaded when a job of their source first runs: linkedom with Readability, fflate and the
+ * feed parser would cost every start of NDS time and resident memory before any job needs them.
+ */
+const parsers = {
+  crawl: () => import('../sources/crawl.ts'),
+  gdelt: () => import('../sources/gdelt.ts'),
+  rss: () => import('../sources/rss.ts'),
+}
 
 export interface ResolvedRequest {
   urls: string[]
@@ -249,6 +256,7 @@ export async function executeJob(deps: NdsDeps, job: JobRow): Promise<void> {
   const source = job.source as Source
 
   if (source === 'rss') {
+    const { parseFeed } = await parsers.rss()
     for (const url of req.urls) {
       await step(tally, url, async () => {
         const doc = await fetchDocument(url, limits, {
@@ -288,6 +296,7 @@ export async function executeJob(deps: NdsDeps, job: JobRow): Promise<void> {
       if (!more) break
     }
   } else if (source === 'event_db') {
+    const { eventsText, parseEvents } = await parsers.gdelt()
     const files = await eventFiles(job, req, limits, tally, s)
     for (const url of files) {
       await step(tally, url, async () => {
@@ -300,6 +309,7 @@ export async function executeJob(deps: NdsDeps, job: JobRow): Promise<void> {
       })
     }
   } else {
+    const { createCrawler } = await parsers.crawl()
     const crawler = createCrawler({
       ...limits,
       hostIntervalMs: s.crawlHostIntervalMs,
@@ -346,6 +356,7 @@ async function eventFiles(
   const looksLikeFile = (u: string) =>
     /\.(csv|zip|tsv|txt)$/i.test(new URL(u).pathname) && !/lastupdate\.txt$/i.test(u)
   if (req.urls.every(looksLikeFile)) return req.urls
+  const { exportUrls, latestExportUrl } = await parsers.gdelt()
   const root = (req.urls[0] as string).replace(/\/lastupdate\.txt$/i, '')
   if (job.mode === 'backfill' && req.from) {
     return exportUrls(root, new Date(req.from), new Date(req.to ?? Date.now()), s.backfillMaxFiles)

@@ -48,10 +48,19 @@ export interface HostSnapshot {
   host_hash: string
 }
 
-/** Compiled once: the host is re-read often, and interpretive checks would dominate a scan. */
-const CHECKERS = new Map<ResourceKind, TypeCheck<TSchema>>(
-  RESOURCE_KINDS.map((k) => [k, TypeCompiler.Compile(KINDS[k].schema as TSchema)]),
-)
+/**
+ * Compiled once, on the first file of its kind: the host is re-read often, and interpretive checks
+ * would dominate a scan; compiling every kind up front would cost each start the kinds it never reads.
+ */
+const checkers = new Map<ResourceKind, TypeCheck<TSchema>>()
+function checkerOf(kind: ResourceKind): TypeCheck<TSchema> {
+  let checker = checkers.get(kind)
+  if (!checker) {
+    checker = TypeCompiler.Compile(KINDS[kind].schema as TSchema)
+    checkers.set(kind, checker)
+  }
+  return checker
+}
 
 function parseResource(
   kind: ResourceKind,
@@ -66,7 +75,7 @@ function parseResource(
     return { kind, id, file, reason: 'not valid JSON' }
   }
   const spec = KINDS[kind]
-  const checker = CHECKERS.get(kind)!
+  const checker = checkerOf(kind)
   if (!checker.Check(doc)) {
     const first = checker.Errors(doc).First()
     return {

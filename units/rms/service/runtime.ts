@@ -193,14 +193,16 @@ export function createRuntime(opts: RuntimeOptions) {
 
   /**
    * First start on an empty database: the host as found becomes the desired state. The emptiness
-   * check runs inside the write transaction, so of two replicas starting together one adopts.
+   * check runs inside the write transaction, so of two replicas starting together one adopts. A
+   * database that already holds a desired state (every later start) is answered by one read.
    */
   async function adoptIfEmpty(): Promise<number> {
+    if ((await store.desiredCount(storage.db)) > 0) return 0
     const s = snapshot(true)
     if (!s.readable) return 0
     const adopted = await storage.transaction(async (tx) => {
       if ((await store.desiredCount(tx)) > 0) return 0
-      for (const r of s.resources.values()) await store.upsertDesired(tx, r.kind, r.id, r.doc, 'rms:adoption')
+      await store.insertDesired(tx, [...s.resources.values()], 'rms:adoption')
       await store.audit(
         tx,
         {
