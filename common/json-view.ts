@@ -69,7 +69,9 @@ const MAX_VARIANTS = 64
  *     catalogView({ request, set }, await catalog(), JSON.stringify(mark(authority)), () => ({ ... })))
  */
 export function jsonViews<S extends TSchema>(schema: S) {
-  const check = TypeCompiler.Compile(schema)
+  // Compiled on the first build, not at start: a unit with many views (PRS) paid for all of them
+  // before its first answer.
+  let check: ReturnType<typeof TypeCompiler.Compile<S>> | undefined
   const cache = new WeakMap<object, Map<string, Serialized>>()
   return (context: ViewContext, source: object, variant: string, build: () => object): Response => {
     let variants = cache.get(source)
@@ -80,6 +82,7 @@ export function jsonViews<S extends TSchema>(schema: S) {
     let s = variants.get(variant)
     if (s === undefined) {
       const view = build()
+      check ??= TypeCompiler.Compile(schema)
       if (!check.Check(view)) {
         const first = check.Errors(view).First()
         throw new AppError(500, 'internal_error', 'The service produced an invalid response.', {
