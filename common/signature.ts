@@ -222,8 +222,11 @@ async function readRawBody(request: Request): Promise<RawBody> {
 /** The raw body of a request on a raw-body route, once parsed (undefined on other routes). */
 export const rawBodyOf = (request: Request): RawBody | undefined => bodies.get(request)
 
-/** Tags a parse hook so `rawBodyRouteKeys` can find the routes that use it. */
-function rawParser<F extends (...args: never[]) => unknown>(fn: F): F {
+/**
+ * Tags a parse hook so `rawBodyRouteKeys` can find the routes that use it: the wire plugin then
+ * leaves their bodies to the hook (a route that bounds or measures its body itself).
+ */
+export function rawParser<F extends (...args: never[]) => unknown>(fn: F): F {
   Object.defineProperty(fn, RAW_BODY_PARSER, { value: true })
   return fn
 }

@@ -91,6 +91,12 @@ export interface Storage {
   /** Whether the database answers now. */
   ready(): Promise<boolean>
   close(): Promise<void>
+  /**
+   * Write transactions this process has finished on this storage (`transaction`, and the
+   * embedded driver's `write`/`writeSync`), counted when each settles, committed or rolled back:
+   * what a status snapshot compares to know this process wrote since (db/snapshot.ts).
+   */
+  readonly writes: number
   /** Present on the embedded driver only. */
   readonly embedded?: EmbeddedHandles
 }
@@ -175,7 +181,14 @@ export function openEmbeddedStorage(path: string, migrations: readonly Migration
   const lock = new WriterLock()
   const writerSql = writerDb as unknown as Sql
   let closed = false
-  const immediate = <T>(fn: () => T): T => writerDb.transaction(() => fn(), { behavior: 'immediate' })
+  let writes = 0
+  const immediate = <T>(fn: () => T): T => {
+    try {
+      return writerDb.transaction(() => fn(), { behavior: 'immediate' })
+    } finally {
+      writes++
+    }
+  }
 
   const embedded: EmbeddedHandles = {
     writer,
@@ -213,6 +226,9 @@ export function openEmbeddedStorage(path: string, migrations: readonly Migration
     location: path,
     db: readerDb as unknown as Sql,
     embedded,
+    get writes() {
+      return writes
+    },
     transaction: <T>(fn: (tx: Sql) => Promise<T>) =>
       lock.run(async () => {
         if (closed) throw new Error('the storage is closed')
@@ -224,6 +240,8 @@ export function openEmbeddedStorage(path: string, migrations: readonly Migration
         } catch (err) {
           if (writer.inTransaction) writer.run('ROLLBACK')
           throw err
+        } finally {
+          writes++
         }
         return result
       }),
@@ -335,15 +353,23 @@ export async function openLibsqlStorage(
   const db = drizzleLibsql({ client }) as unknown as Sql
   const lock = new WriterLock()
   let closed = false
+  let writes = 0
   return {
     driver: 'libsql',
     location: redactUrl(url),
     db,
+    get writes() {
+      return writes
+    },
     // drizzle opens `client.transaction()`, whose default mode is `write` (BEGIN IMMEDIATE).
     transaction: <T>(fn: (tx: Sql) => Promise<T>) =>
-      lock.run(() => {
+      lock.run(async () => {
         if (closed) throw new Error('the storage is closed')
-        return db.transaction((tx) => fn(tx as unknown as Sql))
+        try {
+          return await db.transaction((tx) => fn(tx as unknown as Sql))
+        } finally {
+          writes++
+        }
       }),
     async ready() {
       try {

@@ -5,11 +5,13 @@
  *   const db = await openTestDatabase({ idempotencyKeys })                    // bun:sqlite handle
  *   const storage = await openTestStorage({ items }, { libsql: sqld.url })    // either driver
  */
+import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
+import { createClient } from '@libsql/client/web'
 import { generateSQLiteDrizzleJson, generateSQLiteMigration } from 'drizzle-kit/api'
 import { tempDir } from '../test/harness.ts'
 import type { Migration } from './migrate.ts'
-import { type OpenDb, openDatabase } from './sqlite.ts'
+import { BUSY_TIMEOUT_MS, type OpenDb, openDatabase } from './sqlite.ts'
 import { openEmbeddedStorage, openLibsqlStorage, type Storage } from './storage.ts'
 
 /** One migration creating `tables`, as drizzle-kit would generate it. */
@@ -31,4 +33,29 @@ export async function openTestStorage(
   const migrations = await testMigrations(tables)
   if (where.libsql) return openLibsqlStorage(where.libsql, migrations)
   return openEmbeddedStorage(where.path ?? join(tempDir('svc-db-'), 'test.sqlite'), migrations)
+}
+
+/**
+ * Run `statement` on a connection of its own, as another process would: nothing the storage keeps
+ * in this process (its write count, `db/snapshot.ts`) sees it.
+ */
+export async function writeElsewhere(storage: Storage, statement: string): Promise<void> {
+  const e = storage.embedded
+  if (e) {
+    const other = new Database(e.writer.filename)
+    try {
+      other.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`)
+      other.run(statement)
+    } finally {
+      other.close()
+    }
+    return
+  }
+  // A test server takes no token: the storage's location (credentials removed) reaches it.
+  const client = createClient({ url: storage.location })
+  try {
+    await client.execute(statement)
+  } finally {
+    client.close()
+  }
 }

@@ -15,11 +15,10 @@ import { httpUnits } from '../units/registry.ts'
 import { bootForTestAsync } from './harness.ts'
 
 /**
- * Units whose request hooks may await, and why. The mailbox measures a chunked `POST /publish`
- * body before the route parses it (units/mailbox/guardrail.ts): a request hook, so it runs for
- * every request, and it must be able to wait for the body.
+ * Units whose request hooks may await, and why: none. (The mailbox's publish guardrail, which must
+ * wait for a chunked body, is that route's own parse hook, units/mailbox/guardrail.ts.)
  */
-const AWAITING_REQUEST_HOOKS = new Set(['mailbox'])
+const AWAITING_REQUEST_HOOKS = new Set<string>()
 
 interface HistoryRoute {
   method: string

@@ -4,9 +4,14 @@
  * reading stops at the first byte over the limit), and a larger body gets 413 with the text body
  * `payload too large` (CONTRACTS.md §3): the unit's `payloadTooLarge` replaces the envelope for
  * every 413, the shared body limit's (`SVC_MAX_BODY_BYTES`) included.
+ *
+ * It is the publish route's own parse hook, marked as reading the raw body, so the wire plugin
+ * checks the content type and leaves the body to it: no other request runs it or waits for it
+ * (a request hook would make every request of the unit await, `/healthz` included).
  */
-import { Elysia } from 'elysia'
 import { AppError } from '../../common/errors.ts'
+import { rawParser } from '../../common/signature.ts'
+import { parseJsonText } from '../../common/wire.ts'
 
 export const PAYLOAD_TOO_LARGE_TEXT = 'payload too large'
 export const DEFAULT_MAX_PAYLOAD_BYTES = 131_072
@@ -14,47 +19,43 @@ export const DEFAULT_MAX_PAYLOAD_BYTES = 131_072
 const tooLarge = (limit: number) =>
   new AppError(413, 'payload_too_large', `The request body exceeds ${limit} bytes.`)
 
-/** Bytes of `body`, reading no further than `limit + 1`; undefined when it is larger than `limit`. */
-export async function measureWithin(
+const decoder = new TextDecoder()
+
+/** The bytes of `body`, reading no further than `limit + 1`; undefined when it is larger than `limit`. */
+export async function readWithin(
   body: ReadableStream<Uint8Array> | null,
   limit: number,
-): Promise<number | undefined> {
-  if (!body) return 0
+): Promise<Uint8Array | undefined> {
+  if (!body) return new Uint8Array()
   const reader = body.getReader()
+  const chunks: Uint8Array[] = []
   let size = 0
   for (;;) {
     const { done, value } = await reader.read()
-    if (done) return size
+    if (done) return Buffer.concat(chunks)
     size += value.byteLength
     if (size > limit) {
       await reader.cancel()
       return undefined
     }
+    chunks.push(value)
   }
 }
 
 /**
- * Guard `POST path`: take the declared length, or measure a body without one (chunked) on a
- * clone, so the JSON parse still reads the original; remember the size for the route. The 413 is answered as text by the unit's `payloadTooLarge`.
+ * Guard a JSON route: refuse a declared length over `limit` before reading, else read the body
+ * counting its bytes (a chunked body has no length), then parse it with the wire's JSON checks.
+ * `parse` goes in the route's options; `sizeOf(request)` is the body's size in the handler.
  */
-export function payloadGuardrail(path: string, limit: number) {
+export function payloadGuardrail(limit: number) {
   const sizes = new WeakMap<Request, number>()
-  const onPath = (request: Request) => request.method === 'POST' && new URL(request.url).pathname === path
-  const plugin = new Elysia({ name: 'mailbox:guardrail', seed: `${path}:${limit}` }).onRequest(
-    async ({ request }) => {
-      if (!onPath(request)) return
-      const length = request.headers.get('content-length')
-      if (length !== null) {
-        // A declared length is the body's size: the server reads no more and no less.
-        const declared = Number(length)
-        if (declared > limit) throw tooLarge(limit)
-        sizes.set(request, declared)
-        return
-      }
-      const size = await measureWithin(request.clone().body, limit)
-      if (size === undefined) throw tooLarge(limit)
-      sizes.set(request, size)
-    },
-  )
-  return { plugin, sizeOf: (request: Request) => sizes.get(request) ?? 0 }
+  const parse = rawParser(async ({ request }: { request: Request }) => {
+    const length = request.headers.get('content-length')
+    if (length !== null && Number(length) > limit) throw tooLarge(limit)
+    const bytes = await readWithin(request.body, limit)
+    if (bytes === undefined) throw tooLarge(limit)
+    sizes.set(request, bytes.byteLength)
+    return parseJsonText(decoder.decode(bytes))
+  })
+  return { parse, sizeOf: (request: Request) => sizes.get(request) ?? 0 }
 }

@@ -1,6 +1,10 @@
 import { afterEach, describe, expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
+import { STATUS_MAX_AGE_MS } from '../../db/snapshot.ts'
+import { writeElsewhere } from '../../db/testing.ts'
 import { bootForTestAsync, type FakePeer, fakePeer, json, type TestUnit } from '../../test/harness.ts'
 import { mailbox } from './index.ts'
+import { DOWNSTREAM } from './store.ts'
 
 const open: { units: TestUnit<unknown>[]; peers: FakePeer[] } = { units: [], peers: [] }
 afterEach(async () => {
@@ -207,5 +211,38 @@ describe('mailbox publish and read-back', () => {
     expect((await u.request('/healthz')).status).toBe(200)
     const doc = await (await u.request('/openapi.json')).json()
     expect(doc.paths['/publish'].post.security).toEqual([{ bearer: [] }])
+  })
+})
+
+describe('mailbox /healthz: a snapshot of bounded age', () => {
+  test("the mailbox's own writes show at once; a write behind its back within STATUS_MAX_AGE_MS", async () => {
+    // No downstream: nothing delivers in the background, the rows stay as written.
+    const u = await boot()
+    const health = async () => (await u.request('/healthz')).json()
+    const row = (id: string, state: string) =>
+      `INSERT INTO outbox_messages (id, target, payload, headers, state, attempts, next_attempt_at, created_at)
+       VALUES ('${id}', '${DOWNSTREAM}', '{}', '{}', '${state}', 0, '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')`
+    expect((await health()).downstream).toMatchObject({ pending: 0, dead: 0 })
+    await u.storage.transaction((tx) => tx.run(sql.raw(row('own', 'pending'))))
+    const taken = performance.now()
+    expect((await health()).downstream).toMatchObject({ pending: 1, dead: 0 })
+
+    await writeElsewhere(u.storage, row('elsewhere', 'dead'))
+    const seen = await health()
+    if (performance.now() - taken < STATUS_MAX_AGE_MS) expect(seen.status).toBe('ok')
+    await Bun.sleep(STATUS_MAX_AGE_MS + 20)
+    const after = await health()
+    expect(after.status).toBe('degraded')
+    expect(after.downstream).toMatchObject({ pending: 1, dead: 1 })
+  })
+
+  test('answers 304 to the ETag of the snapshot it still serves', async () => {
+    const u = await boot()
+    const first = await u.request('/healthz')
+    const taken = performance.now()
+    const etag = first.headers.get('etag') ?? ''
+    expect(etag).toMatch(/^"[^"]+"$/)
+    const again = await u.request('/healthz', { headers: { 'if-none-match': etag } })
+    if (performance.now() - taken < STATUS_MAX_AGE_MS) expect(again.status).toBe(304)
   })
 })

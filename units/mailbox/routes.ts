@@ -1,8 +1,10 @@
 import { Elysia, t } from 'elysia'
 import { credentials } from '../../common/credentials.ts'
 import { errorResponses } from '../../common/errors.ts'
+import { CACHED_VIEW } from '../../common/json-view.ts'
 import { nowIso } from '../../common/time.ts'
 import { outboxSummary } from '../../db/outbox.ts'
+import { boundedSnapshot, snapshotView, writeCount } from '../../db/snapshot.ts'
 import type { Storage } from '../../db/storage.ts'
 import { payloadGuardrail } from './guardrail.ts'
 import { HealthResponse, MessagesPage, MessagesQuery, PublishRequest, PublishResponse } from './model.ts'
@@ -32,34 +34,34 @@ const view = (m: StoredMessage) => ({
   received_at: m.receivedAt,
 })
 
+/** What /healthz answers: the database and the forwarding backlog, read now. */
+async function readHealth(d: MailboxDeps) {
+  const database = await d.storage.ready()
+  const s = await outboxSummary(d.storage, DOWNSTREAM)
+  return {
+    ok: database,
+    status: database && s.dead === 0 ? ('ok' as const) : ('degraded' as const),
+    max_payload_bytes: d.maxPayloadBytes,
+    database,
+    downstream: {
+      configured: d.downstreamConfigured,
+      pending: s.pending,
+      dead: s.dead,
+      oldest_pending_at: s.oldestPendingAt,
+    },
+  }
+}
+
 export function mailboxRoutes(d: MailboxDeps) {
-  const guardrail = payloadGuardrail('/publish', d.maxPayloadBytes)
+  const guardrail = payloadGuardrail(d.maxPayloadBytes)
+  // Polled by probes: read at most once per STATUS_MAX_AGE_MS, and at once after this process wrote.
+  const health = boundedSnapshot(() => readHealth(d), { version: writeCount(d.storage) })
   return new Elysia({ name: 'mailbox:routes' })
-    .use(guardrail.plugin)
     .use(d.creds)
-    .get(
-      '/healthz',
-      async () => {
-        const database = await d.storage.ready()
-        const s = await outboxSummary(d.storage, DOWNSTREAM)
-        return {
-          ok: database,
-          status: database && s.dead === 0 ? ('ok' as const) : ('degraded' as const),
-          max_payload_bytes: d.maxPayloadBytes,
-          database,
-          downstream: {
-            configured: d.downstreamConfigured,
-            pending: s.pending,
-            dead: s.dead,
-            oldest_pending_at: s.oldestPendingAt,
-          },
-        }
-      },
-      {
-        response: { 200: HealthResponse },
-        detail: { summary: 'Liveness, the payload limit and the forwarding backlog' },
-      },
-    )
+    .get('/healthz', snapshotView(HealthResponse, health), {
+      response: { 200: HealthResponse },
+      detail: { summary: 'Liveness, the payload limit and the forwarding backlog', ...CACHED_VIEW },
+    })
     .post(
       '/publish',
       async ({ body, request, set }) => {
@@ -86,6 +88,7 @@ export function mailboxRoutes(d: MailboxDeps) {
         }
       },
       {
+        parse: guardrail.parse,
         auth: 'bearer',
         body: PublishRequest,
         response: {

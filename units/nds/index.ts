@@ -102,7 +102,7 @@ export const nds: HttpUnit = defineUnit({
   env,
   migrations,
   libsql: true,
-  probeRoutes: ['/v1/health/live', '/v1/health/ready', '/metrics'],
+  probeRoutes: ['/v1/health/live', '/v1/health/ready', '/v1/health/info', '/metrics'],
   docsPages: [...DEFAULT_DOCS_PAGES, REDOC],
   validate(config) {
     const problems: string[] = []

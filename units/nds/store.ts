@@ -7,6 +7,7 @@
 import { and, asc, eq, inArray } from 'drizzle-orm'
 import { sha256Hex } from '../../common/hash.ts'
 import { newId, nowIso } from '../../common/time.ts'
+import { writeCount } from '../../db/snapshot.ts'
 import type { Sql, Storage } from '../../db/storage.ts'
 import { type Param, type Raw, rawReads, rawTransaction } from './raw.ts'
 import { BANDS, bandKeys, DUPLICATE_THRESHOLD, fromBytes, similarity, toBytes } from './rules/minhash.ts'
@@ -84,6 +85,8 @@ export interface NdsStore {
   loadVectors(): Promise<void>
   /** Whether the database answers now. */
   ready(): Promise<boolean>
+  /** How many writes this process has committed so far (status snapshots, `db/snapshot.ts`). */
+  writeCount(): number
   /** Whether a write transaction can be opened now. */
   writable(): Promise<boolean>
   /** The database's journal mode (`wal` on the embedded driver). */
@@ -513,6 +516,7 @@ export function createStore(
       }
     },
     ready: () => storage.ready(),
+    writeCount: writeCount(storage),
     async writable() {
       try {
         await storage.transaction(async () => undefined)

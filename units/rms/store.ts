@@ -57,6 +57,9 @@ export function guardedStorage(storage: Storage, onFailure: (err: unknown) => vo
     transaction: (fn) => guard.write(fn),
     ready: () => guard.ready(),
     close: () => storage.close(),
+    get writes() {
+      return storage.writes
+    },
   }
 }
 

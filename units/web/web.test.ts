@@ -4,6 +4,7 @@ import { Writable } from 'node:stream'
 import { Value } from '@sinclair/typebox/value'
 import { hmacSha256Hex } from '../../common/hash.ts'
 import { createLogger } from '../../common/logger.ts'
+import { STATUS_MAX_AGE_MS } from '../../db/snapshot.ts'
 import {
   bootForTest,
   bootForTestAsync,
@@ -122,6 +123,22 @@ describe('self-description routes', () => {
     expect(nb.ready).toBe(false)
     expect(nb.checks.turnstile_secret_configured).toBe(false)
     expect(nb.notes.join(' ')).toContain('TURNSTILE_SECRET_KEY')
+  })
+
+  test('GET /ready asks the database at most once per STATUS_MAX_AGE_MS: a failing one is 503 within it', async () => {
+    const u = await boot()
+    expect((await u.request('/ready')).status).toBe(200)
+    const asked = performance.now()
+    await u.storage.close()
+    const soon = await u.request('/ready')
+    // Within the bound the last answer stands: the database is not asked per request.
+    if (performance.now() - asked < STATUS_MAX_AGE_MS) expect(soon.status).toBe(200)
+    await Bun.sleep(STATUS_MAX_AGE_MS + 20)
+    const res = await u.request('/ready')
+    expect(res.status).toBe(503)
+    const body = await res.json()
+    expect(body.checks.contact_intake_surface_present).toBe(false)
+    expect(body.notes.join(' ')).toContain('the intake database is not answering')
   })
 
   test('GET /ready reports a public directory without the pages', async () => {

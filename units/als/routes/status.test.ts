@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { Value } from '@sinclair/typebox/value'
+import { STATUS_MAX_AGE_MS } from '../../../db/snapshot.ts'
 import { fakePeer, freePort, json } from '../../../test/harness.ts'
 import { ContractsView, Readiness, VersionResponse } from '../model.ts'
 import { PROPOSAL_STATES } from '../rules/states.ts'
@@ -305,5 +306,15 @@ describe('persistence loss', () => {
       'persistence_unavailable',
     )
     await refused(await u.request(`/api/v1/learning/runs/${run.run_id}`), 503, 'persistence_unavailable')
+  })
+})
+
+describe('/version: persistence asked at most once per STATUS_MAX_AGE_MS', () => {
+  test('a database lost after /version answered shows as warmup within the bound', async () => {
+    const u = await boot({ ALS_SERVICE_MODE: 'promotion_enabled' })
+    expect((await ok(await u.request('/version'))).effective_service_mode).toBe('promotion_enabled')
+    await u.storage.close()
+    await Bun.sleep(STATUS_MAX_AGE_MS + 20)
+    expect((await ok(await u.request('/version'))).effective_service_mode).toBe('warmup')
   })
 })

@@ -2,6 +2,7 @@ import { Elysia, t } from 'elysia'
 import { CACHED_VIEW, jsonView, jsonViews } from '../../../common/json-view.ts'
 import { PROMETHEUS_CONTENT_TYPE, type Registry } from '../../../common/metrics.ts'
 import { buildCommit } from '../../../common/version.ts'
+import { boundedSnapshot } from '../../../db/snapshot.ts'
 import { PlatformManifest, type shippedManifest } from '../manifest.ts'
 import type { AlsMetrics } from '../metrics.ts'
 import { ContractsView, HealthResponse, Readiness, VersionResponse } from '../model.ts'
@@ -22,6 +23,8 @@ const HEALTH = { status: 'ok' as const, service: 'als' as const }
 
 export const statusRoutes = ({ deps, manifest, registry, metrics }: StatusRouteDeps) => {
   const versionView = jsonViews(VersionResponse)
+  // /version's effective mode asks the database at most once per STATUS_MAX_AGE_MS.
+  const persistenceReady = boundedSnapshot(() => deps.persistence.ready())
   const contractsViews = jsonViews(ContractsView)
   return new Elysia({ name: 'als:status' })
     .get(
@@ -43,7 +46,8 @@ export const statusRoutes = ({ deps, manifest, registry, metrics }: StatusRouteD
     .get(
       '/version',
       async ({ request, set }) => {
-        const mode = effectiveMode(deps.settings.serviceMode, await deps.persistence.ready())
+        const ready = persistenceReady.current() ?? (await persistenceReady.get())
+        const mode = effectiveMode(deps.settings.serviceMode, ready)
         return versionView({ request, set }, PROCESS, mode, () => ({
           service: 'als' as const,
           version: deps.version,

@@ -1,6 +1,7 @@
 import { Elysia, t } from 'elysia'
-import { jsonView } from '../../../common/json-view.ts'
+import { CACHED_VIEW, jsonView } from '../../../common/json-view.ts'
 import { outboxSummary } from '../../../db/outbox.ts'
+import { boundedSnapshot, snapshotView, writeCount } from '../../../db/snapshot.ts'
 import type { Storage } from '../../../db/storage.ts'
 import { lit, Message, message, Nullable, Ts } from '../model/common.ts'
 import { P } from '../paths.ts'
@@ -77,6 +78,10 @@ export const healthRoutes = (deps: HealthDeps) => {
     service: 'eis' as const,
     mcp: { configured: deps.integrations.mcp_gateway ?? false },
   }
+  // Polled by monitors: counted at most once per STATUS_MAX_AGE_MS, and at once after EIS's own writes.
+  const status = boundedSnapshot(async () => message(await integrationStatus(deps)), {
+    version: writeCount(deps.storage),
+  })
   return new Elysia({ name: 'eis:health' })
     .get(
       '/healthz',
@@ -87,10 +92,11 @@ export const healthRoutes = (deps: HealthDeps) => {
         detail: { summary: 'Liveness of EIS and its MCP gateway' },
       },
     )
-    .get(P('health.integration_status'), async () => message(await integrationStatus(deps)), {
+    .get(P('health.integration_status'), snapshotView(IntegrationStatus, status), {
       response: { 200: IntegrationStatus },
       detail: {
         summary: 'Lightweight runtime and integration snapshot (configured flags only, never secrets)',
+        ...CACHED_VIEW,
       },
     })
 }

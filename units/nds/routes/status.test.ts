@@ -1,4 +1,6 @@
 import { afterAll, describe, expect, test } from 'bun:test'
+import { STATUS_MAX_AGE_MS } from '../../../db/snapshot.ts'
+import { writeElsewhere } from '../../../db/testing.ts'
 import { bootNds, createKey, sqlOf } from '../testing.ts'
 
 const unit = await bootNds()
@@ -135,5 +137,31 @@ describe('API keys', () => {
     }
     const dump = JSON.stringify(await sqlOf(unit).all('SELECT * FROM api_keys'))
     expect(dump).not.toContain(key)
+  })
+})
+
+describe('nds /v1/health/info: a snapshot of bounded age', () => {
+  test("NDS's own writes show at once; a write behind its back within STATUS_MAX_AGE_MS", async () => {
+    const u = await bootNds()
+    try {
+      const { accountId } = await createKey(u)
+      const queued = async () =>
+        (await (await u.request('/v1/health/info')).json()).runtime_counts.jobs_queued
+      const job = (id: string) =>
+        `INSERT INTO ingest_jobs (job_id, account_id, source, mode, state, request, attempts, counts, errors, created_at)
+         VALUES ('${id}', '${accountId}', 'rss', 'current', 'queued', '{}', 0, '{}', '[]', '2026-01-01T00:00:00Z')`
+      expect(await queued()).toBe(0)
+      await sqlOf(u).run(job('own'))
+      const taken = performance.now()
+      expect(await queued()).toBe(1)
+
+      await writeElsewhere(u.storage, job('elsewhere'))
+      const seen = await queued()
+      if (performance.now() - taken < STATUS_MAX_AGE_MS) expect(seen).toBe(1)
+      await Bun.sleep(STATUS_MAX_AGE_MS + 20)
+      expect(await queued()).toBe(2)
+    } finally {
+      await u.dispose()
+    }
   })
 })

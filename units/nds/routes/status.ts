@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
 import { errorResponses } from '../../../common/errors.ts'
-import { jsonView } from '../../../common/json-view.ts'
+import { CACHED_VIEW, jsonView } from '../../../common/json-view.ts'
+import { boundedSnapshot, snapshotView } from '../../../db/snapshot.ts'
 import {
   ExternalApiContract,
   HealthInfo,
@@ -17,6 +18,8 @@ export const statusRoutes = (deps: NdsDeps, workerRunning: () => boolean) => {
   const metadata = platformMetadata(deps)
   const contract = externalApiContract()
   const notices = releaseNotices()
+  // Its counts read at most once per STATUS_MAX_AGE_MS, and at once after this process wrote.
+  const infoSnapshot = boundedSnapshot(() => info(deps), { version: deps.store.writeCount })
   return new Elysia({ name: 'nds:status' })
     .get('/v1/health/live', () => ({ status: 'ok' as const, service: 'nds' as const }), {
       response: { 200: HealthLive },
@@ -34,10 +37,11 @@ export const statusRoutes = (deps: NdsDeps, workerRunning: () => boolean) => {
         detail: { summary: 'Readiness: database and ingest worker (503 when not ready)' },
       },
     )
-    .get('/v1/health/info', () => info(deps), {
+    .get('/v1/health/info', snapshotView(HealthInfo, infoSnapshot), {
       response: { 200: HealthInfo },
       detail: {
         summary: 'Non-secret runtime readback: environment, dependency targets, counts, runtime_config',
+        ...CACHED_VIEW,
       },
     })
     .get(

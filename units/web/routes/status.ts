@@ -2,6 +2,7 @@ import { Elysia } from 'elysia'
 import { jsonView } from '../../../common/json-view.ts'
 import { nowIso } from '../../../common/time.ts'
 import { buildCommit } from '../../../common/version.ts'
+import { boundedSnapshot } from '../../../db/snapshot.ts'
 import type { Storage } from '../../../db/storage.ts'
 import {
   CHALLENGE_FIELD,
@@ -102,6 +103,9 @@ export const statusRoutes = (deps: StatusDeps) => {
       checks.turnstile_secret_configured
     return { ok: true, ready, ...baseIdentity, notes, checks, checked_at: nowIso() }
   }
+  // Probed often: the database is asked at most once per STATUS_MAX_AGE_MS, so a failing one
+  // turns /ready to 503 within that bound. Nothing this process writes changes the answer.
+  const readyNow = boundedSnapshot(readiness)
   const imageTag = `sha-${buildCommit().slice(0, 12)}`
   // The same for the life of the process: one cached view.
   const versionDocument = {
@@ -133,7 +137,7 @@ export const statusRoutes = (deps: StatusDeps) => {
     .get(
       '/ready',
       async ({ set }) => {
-        const body = await readiness()
+        const body = readyNow.current() ?? (await readyNow.get())
         if (!body.ready) set.status = 503
         return body
       },
