@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { Elysia, t } from 'elysia'
 import type { Json } from '../test/harness.ts'
 import { AppError } from './errors.ts'
-import { CACHED_VIEW, jsonView } from './json-view.ts'
+import { CACHED_VIEW, jsonView, timedView } from './json-view.ts'
 import { openApiDocument } from './openapi.ts'
 
 const GET = (headers: Record<string, string> = {}) => ({
@@ -86,5 +86,30 @@ describe('cached views in the OpenAPI document', () => {
       expect(op['x-svc-cached-view']).toBeUndefined()
     }
     expect(Object.keys(paths['/plain']?.get.responses ?? {})).not.toContain('304')
+  })
+})
+
+describe('timedView', () => {
+  test('one document per time string (and variant), each built for its own time', async () => {
+    let clock = '2026-11-24T02:00:00.000Z'
+    let builds = 0
+    const serve = timedView(
+      t.Object({ at: t.String(), path: t.String() }),
+      (now, { request }) => {
+        builds++
+        return { at: now, path: new URL(request.url).pathname }
+      },
+      { now: () => clock, variant: ({ request }) => new URL(request.url).pathname },
+    )
+    const at = (path: string) => serve({ request: new Request(`http://localhost${path}`), set: {} })
+    expect(await at('/a').json()).toEqual({ at: clock, path: '/a' })
+    expect(await at('/a').json()).toEqual({ at: clock, path: '/a' })
+    expect(builds).toBe(1)
+    expect(await at('/b').json()).toEqual({ at: clock, path: '/b' })
+    clock = '2026-11-24T02:00:00.001Z'
+    expect(await at('/b').json()).toEqual({ at: clock, path: '/b' })
+    expect(builds).toBe(3)
+    const broken = timedView(t.Object({ at: t.Number() }), (now) => ({ at: now }))
+    expect(() => broken({ request: new Request('http://localhost/'), set: {} })).toThrow(AppError)
   })
 })

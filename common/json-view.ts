@@ -14,6 +14,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { AppError } from './errors.ts'
+import { isoNow } from './time.ts'
 import { stampedHeaders } from './wire.ts'
 
 interface Serialized {
@@ -69,9 +70,7 @@ const MAX_VARIANTS = 64
  *     catalogView({ request, set }, await catalog(), JSON.stringify(mark(authority)), () => ({ ... })))
  */
 export function jsonViews<S extends TSchema>(schema: S) {
-  // Compiled on the first build, not at start: a unit with many views (PRS) paid for all of them
-  // before its first answer.
-  let check: ReturnType<typeof TypeCompiler.Compile<S>> | undefined
+  const serialize = serializer(schema)
   const cache = new WeakMap<object, Map<string, Serialized>>()
   return (context: ViewContext, source: object, variant: string, build: () => object): Response => {
     let variants = cache.get(source)
@@ -81,27 +80,64 @@ export function jsonViews<S extends TSchema>(schema: S) {
     }
     let s = variants.get(variant)
     if (s === undefined) {
-      const view = build()
-      check ??= TypeCompiler.Compile(schema)
-      if (!check.Check(view)) {
-        const first = check.Errors(view).First()
-        throw new AppError(500, 'internal_error', 'The service produced an invalid response.', {
-          path: first?.path,
-        })
-      }
-      const text = JSON.stringify(view)
-      const etag = etagOf(text)
-      s = {
-        body: new Blob([text]),
-        etag,
-        headers: new Headers({ 'content-type': CONTENT_TYPE, etag, 'cache-control': 'no-cache', ...SHARED }),
-        notModified: new Headers({ etag, 'cache-control': 'no-cache', ...SHARED }),
-      }
+      s = serialize(build())
       if (variants.size >= MAX_VARIANTS) variants.clear()
       variants.set(variant, s)
     }
     return respond(context, s)
   }
+}
+
+/** Check a view against `schema` (a 500 when it breaks it) and keep its bytes, tag and headers. */
+function serializer<S extends TSchema>(schema: S): (view: object) => Serialized {
+  // Compiled on the first view, not at start: a unit with many views (PRS) paid for all of them
+  // before its first answer.
+  let check: ReturnType<typeof TypeCompiler.Compile<S>> | undefined
+  return (view) => {
+    check ??= TypeCompiler.Compile(schema)
+    if (!check.Check(view)) {
+      const first = check.Errors(view).First()
+      throw new AppError(500, 'internal_error', 'The service produced an invalid response.', {
+        path: first?.path,
+      })
+    }
+    const text = JSON.stringify(view)
+    const etag = etagOf(text)
+    return {
+      body: new Blob([text]),
+      etag,
+      headers: new Headers({ 'content-type': CONTENT_TYPE, etag, 'cache-control': 'no-cache', ...SHARED }),
+      notModified: new Headers({ etag, 'cache-control': 'no-cache', ...SHARED }),
+    }
+  }
+}
+
+/**
+ * A document stamped with the time it is served (liveness: `checked_at`): built, checked and
+ * serialized at most once per distinct time string, so every request within one millisecond gets
+ * the very document it would have got built for itself. `now` is the unit's clock as the
+ * document writes it (`isoNow` unless the unit's clock is injectable); `variant` names anything
+ * else of the request the document shows.
+ *
+ *   .get('/health', timedView(Health, (now) => ({ status: 'ok', checked_at: now })), { … })
+ */
+export function timedView<S extends TSchema>(
+  schema: S,
+  build: (now: string, context: ViewContext) => object,
+  options: { now?: () => string; variant?: (context: ViewContext) => string } = {},
+) {
+  const serialize = serializer(schema)
+  const now = options.now ?? isoNow
+  const variantOf = options.variant
+  let last: { key: string; s: Serialized } | undefined
+  const handler = plainHandler((context: ViewContext): Response => {
+    const at = now()
+    const key = variantOf === undefined ? at : `${at} ${variantOf(context)}`
+    if (last === undefined || last.key !== key) last = { key, s: serialize(build(at, context)) }
+    return respond(context, last.s)
+  })
+  viewHandlers.add(handler)
+  return handler
 }
 
 /** Handlers `jsonView` made: the OpenAPI document lists their 304 (common/openapi.ts). */

@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia'
+import { timedView } from '../../../common/json-view.ts'
 import { metricsRoute } from '../../../common/routes.ts'
 import { nowIso } from '../../../common/time.ts'
 import { HealthResponse, MonitoringResponse } from '../model.ts'
@@ -18,15 +19,15 @@ export const monitoringRoutes = (deps: PrsDeps, registry: Parameters<typeof metr
   return new Elysia({ name: 'prs:monitoring' })
     .get(
       '/health',
-      () => ({
+      timedView(HealthResponse, (now) => ({
         status: 'ok' as const,
         service: 'prs' as const,
         version: deps.version,
         contract_version: views.contract_version,
         units: views.contracts.length,
         observed_units: Object.keys(views.urls).length,
-        generated_at: nowIso(),
-      }),
+        generated_at: now,
+      })),
       { response: { 200: HealthResponse }, detail: { summary: 'Liveness' } },
     )
     .get(

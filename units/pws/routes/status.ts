@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import type { UnitContract } from '../../../common/contract.ts'
-import { jsonView } from '../../../common/json-view.ts'
+import { jsonView, timedView } from '../../../common/json-view.ts'
 import type { Registry } from '../../../common/metrics.ts'
 import { metricsRoute } from '../../../common/routes.ts'
 import { buildCommit } from '../../../common/version.ts'
@@ -74,12 +74,11 @@ export const statusRoutes = (s: StatusDeps) => {
   return new Elysia({ name: 'pws:status' })
     .get(
       '/healthz',
-      () => ({
-        status: 'ok' as const,
-        service: 'pws' as const,
-        version: s.version,
-        checked_at: iso(deps.now()),
-      }),
+      timedView(
+        Health,
+        (now) => ({ status: 'ok' as const, service: 'pws' as const, version: s.version, checked_at: now }),
+        { now: () => iso(deps.now()) },
+      ),
       { response: { 200: Health }, detail: { summary: 'Liveness' } },
     )
     .get(

@@ -1,5 +1,5 @@
 import { Elysia, type Static } from 'elysia'
-import { jsonView } from '../../../common/json-view.ts'
+import { jsonView, timedView } from '../../../common/json-view.ts'
 import { nowIso } from '../../../common/time.ts'
 import { buildCommit } from '../../../common/version.ts'
 import type { Storage } from '../../../db/storage.ts'
@@ -57,7 +57,12 @@ export const statusRoutes = (deps: StatusDeps) => {
   return new Elysia({ name: 'rms:status' })
     .get(
       '/health',
-      () => ({ status: 'ok' as const, service: 'rms' as const, version: deps.version, checked_at: nowIso() }),
+      timedView(Health, (now) => ({
+        status: 'ok' as const,
+        service: 'rms' as const,
+        version: deps.version,
+        checked_at: now,
+      })),
       {
         response: { 200: Health },
         detail: { summary: 'Liveness' },

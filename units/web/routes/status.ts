@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import { jsonView } from '../../../common/json-view.ts'
+import { jsonView, timedView } from '../../../common/json-view.ts'
 import { nowIso } from '../../../common/time.ts'
 import { buildCommit } from '../../../common/version.ts'
 import { boundedSnapshot } from '../../../db/snapshot.ts'
@@ -19,6 +19,14 @@ import type { SiteIdentity } from '../rules/delivery.ts'
 import { outboxSummary } from '../store.ts'
 import { CONTACT_CONTENT_TYPES } from './contact.ts'
 import type { Site } from './site.ts'
+
+/** The request's path as sent, without the query (what `/health` reports as `request_path`). */
+function pathOf(request: Request): string {
+  const url = request.url
+  const start = url.indexOf('/', url.indexOf('//') + 2)
+  const query = url.indexOf('?', start)
+  return query === -1 ? url.slice(start) : url.slice(start, query)
+}
 
 export interface StatusDeps {
   storage: Storage
@@ -119,19 +127,23 @@ export const statusRoutes = (deps: StatusDeps) => {
   return new Elysia({ name: 'web:status' })
     .get(
       '/health',
-      ({ path }) => ({
-        ok: true,
-        status: 'ok' as const,
-        ...baseIdentity,
-        public_base_url: identity.public_base_url,
-        request_path: path,
-        checks: {
-          pages_function_runtime: true,
-          turnstile_secret_configured: deps.turnstileConfigured,
-          contact_webhook_configured: deps.webhookConfigured,
-        },
-        checked_at: nowIso(),
-      }),
+      timedView(
+        HealthResponse,
+        (now, { request }) => ({
+          ok: true,
+          status: 'ok' as const,
+          ...baseIdentity,
+          public_base_url: identity.public_base_url,
+          request_path: pathOf(request),
+          checks: {
+            pages_function_runtime: true,
+            turnstile_secret_configured: deps.turnstileConfigured,
+            contact_webhook_configured: deps.webhookConfigured,
+          },
+          checked_at: now,
+        }),
+        { variant: ({ request }) => pathOf(request) },
+      ),
       { response: { 200: HealthResponse }, detail: { summary: 'Liveness' } },
     )
     .get(
