@@ -123,8 +123,12 @@ export function describeRequest(req: FuzzRequest): string {
 // ---------------------------------------------------------------------------------------------
 // Valid requests
 
-/** Header-safe text: printable ASCII only, so the Request constructor accepts it. */
-const headerSafe = (s: string) => s.replace(/[^\x20-\x7e]/g, (c) => encodeURIComponent(c)).trim()
+/** Header-safe text: printable ASCII only, so the Request constructor accepts it (by code point; a lone surrogate becomes U+FFFD first). */
+const headerSafe = (s: string) =>
+  s
+    .toWellFormed()
+    .replace(/[^\x20-\x7e]/gu, (c) => encodeURIComponent(c))
+    .trim()
 
 function paramText(value: unknown): string {
   return typeof value === 'string' ? value : (JSON.stringify(value) ?? '')
