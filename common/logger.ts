@@ -154,14 +154,23 @@ export function requestLineWriter(log: Logger): (level: 'debug' | 'info', line: 
   }
   const bindings = JSON.stringify(log.bindings()).slice(1, -1)
   const prefix = bindings === '' ? '' : `${bindings},`
-  // `"method":…,"route":…` per route and method: a unit has a few dozen; encoded once each.
-  const fragments = new Map<string, string>()
+  // `"method":…,"route":…` per route and method: a unit has a few dozen; encoded once each, found
+  // without building a key per request.
+  const fragments = new Map<string, Map<string, string>>()
+  let kept = 0
   const fragment = (method: string, route: string): string => {
-    const key = `${method} ${route}`
-    let f = fragments.get(key)
+    let byMethod = fragments.get(route)
+    if (byMethod === undefined) {
+      byMethod = new Map()
+      if (kept < MAX_FRAGMENTS) fragments.set(route, byMethod)
+    }
+    let f = byMethod.get(method)
     if (f === undefined) {
       f = `"method":${JSON.stringify(method)},"route":${JSON.stringify(route)}`
-      if (fragments.size < MAX_FRAGMENTS) fragments.set(key, f)
+      if (kept < MAX_FRAGMENTS) {
+        byMethod.set(method, f)
+        kept++
+      }
     }
     return f
   }
