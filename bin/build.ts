@@ -23,7 +23,12 @@ export function buildCommand(outfile: string, target?: string, bytecodeOrder: st
     'build',
     join(ROOT, 'bin/svc.ts'),
     '--compile',
-    '--minify',
+    // Every minification but whitespace: Elysia decides from a hook's source text whether to await
+    // it on every request (`=>{if(` reads as asynchronous, `=> {\n  if (` does not), so without
+    // whitespace many synchronous hooks would be awaited in the executable only (docs/architecture.md,
+    // "What a route costs is decided when Elysia compiles it").
+    '--minify-syntax',
+    '--minify-identifiers',
     '--sourcemap',
     // Precompiled bytecode: start-up parses nothing (docs/benchmarks.md, cold start). Needs a
     // bundle without top-level await (bin/svc.ts).

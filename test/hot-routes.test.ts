@@ -10,6 +10,7 @@
 import { describe, expect, test } from 'bun:test'
 import { createBunRouteHandler } from 'elysia/adapter/bun/compose'
 import { TAX_ROUTES } from '../bench/tax.ts'
+import { buildCommand } from '../bin/build.ts'
 import { isCachedView } from '../common/json-view.ts'
 import { httpUnits } from '../units/registry.ts'
 import { bootForTestAsync } from './harness.ts'
@@ -68,4 +69,11 @@ describe('hot read routes compile to what they need and nothing more', () => {
       }
     })
   }
+})
+
+test('the executable keeps whitespace in the code Elysia reads (the same hooks compile the same way there)', () => {
+  const flags = buildCommand('/tmp/x')
+  expect(flags).not.toContain('--minify')
+  expect(flags).not.toContain('--minify-whitespace')
+  expect(flags).toContain('--minify-syntax')
 })
