@@ -5,11 +5,30 @@
  * negotiates every protocol version it supports (2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05,
  * 2024-10-07).
  */
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import { Elysia, t } from 'elysia'
 import { ErrorEnvelope, envelope, unauthorized, unavailable } from '../../../common/errors.ts'
 import { safeEqual, sha256Hex } from '../../../common/hash.ts'
-import { buildMcpServer, type McpDeps } from './server.ts'
+import type { McpDeps } from './server.ts'
+
+/**
+ * The SDK (with zod) and the tool definitions, loaded on the first MCP request: most EIS processes
+ * never serve one, and loading them at start cost every process start-up time and resident memory.
+ */
+let sdk:
+  | Promise<
+      [
+        typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+        typeof import('./server.ts'),
+      ]
+    >
+  | undefined
+const loadSdk = () => {
+  sdk ??= Promise.all([
+    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+    import('./server.ts'),
+  ])
+  return sdk
+}
 
 export const HANDSHAKE_METHODS = new Set(['initialize', 'notifications/initialized', 'ping'])
 
@@ -70,6 +89,7 @@ export const mcpRoutes = (deps: McpDeps, mcpKey: string | undefined) =>
       '/mcp',
       async ({ request, body }) => {
         if (!onlyHandshake(body)) checkMcpKey(request.headers.get('x-svc-key'), mcpKey)
+        const [{ WebStandardStreamableHTTPServerTransport }, { buildMcpServer }] = await loadSdk()
         const server = buildMcpServer(deps)
         const transport = new WebStandardStreamableHTTPServerTransport({
           sessionIdGenerator: undefined,
