@@ -7,6 +7,10 @@ import { createLogger } from './logger.ts'
 import { createHttpMetrics } from './metrics.ts'
 import { MAX_JSON_DEPTH, stampedHeaders, wire } from './wire.ts'
 
+/** The wire with a silent log and a 1 KiB body limit, for tests that only look at responses. */
+const silentWire = () =>
+  wire({ unit: 't', log: createLogger('t', 'silent'), metrics: createHttpMetrics('t'), maxBodyBytes: 1024 })
+
 function appWithLog() {
   const lines: string[] = []
   const sink = new Writable({
@@ -211,14 +215,7 @@ describe('the shared response headers on every kind of answer', () => {
     const peer = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response('from the peer') })
     try {
       const app = new Elysia()
-        .use(
-          wire({
-            unit: 't',
-            log: createLogger('t', 'silent'),
-            metrics: createHttpMetrics('t'),
-            maxBodyBytes: 1024,
-          }),
-        )
+        .use(silentWire())
         .get('/object', () => ({ ok: true }))
         .get('/built', () => new Response('built', { headers: { 'content-type': 'text/plain' } }))
         .get('/not-modified', () => new Response(null, { status: 304, headers: { etag: '"x"' } }))
@@ -256,14 +253,7 @@ describe('the shared response headers on every kind of answer', () => {
 describe('responses a route builds with stampedHeaders', () => {
   const base = new Headers({ 'content-type': 'text/plain', 'x-content-type-options': 'nosniff' })
   const app = new Elysia()
-    .use(
-      wire({
-        unit: 't',
-        log: createLogger('t', 'silent'),
-        metrics: createHttpMetrics('t'),
-        maxBodyBytes: 1024,
-      }),
-    )
+    .use(silentWire())
     .onTransform(({ set }) => {
       set.headers['x-mark'] = 'from-a-hook'
     })

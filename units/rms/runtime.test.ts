@@ -30,6 +30,13 @@ const post = async (u: TestUnit<unknown>, path: string, body: unknown, status = 
   return json
 }
 const readDoc = (dir: string, file: string) => JSON.parse(readFileSync(join(dir, file), 'utf8')) as Json
+/** A plan change that renames the example host's research agent. */
+const renameResearch = (agent: Json, displayName: string) => ({
+  op: 'upsert',
+  kind: 'agent',
+  resource_id: 'a-research-worker',
+  document: { ...agent, display_name: displayName },
+})
 
 describe('runtime host', () => {
   test('a fresh data dir is seeded from the example host and adopted as the desired state', async () => {
@@ -185,16 +192,7 @@ describe('runtime host', () => {
     const dir = exampleHostCopy()
     const u = await boot(dir)
     const agent = readDoc(dir, 'agents/a-research-worker.json')
-    const plan = await post(u, '/api/v1/runtime-host/patch/plan', {
-      changes: [
-        {
-          op: 'upsert',
-          kind: 'agent',
-          resource_id: 'a-research-worker',
-          document: { ...agent, display_name: 'R2' },
-        },
-      ],
-    })
+    const plan = await post(u, '/api/v1/runtime-host/patch/plan', { changes: [renameResearch(agent, 'R2')] })
     expect(plan.operations).toHaveLength(1)
     writeFileSync(
       join(dir, 'teams/ops.json'),
@@ -218,12 +216,7 @@ describe('runtime host', () => {
     const dir = exampleHostCopy()
     const u = await boot(dir)
     const agent = readDoc(dir, 'agents/a-research-worker.json')
-    const change = (name: string) => ({
-      op: 'upsert',
-      kind: 'agent',
-      resource_id: 'a-research-worker',
-      document: { ...agent, display_name: name },
-    })
+    const change = (name: string) => renameResearch(agent, name)
     // The same plan twice, and two plans from the same base: exactly one apply of each pair wins.
     const one = await post(u, '/api/v1/runtime-host/patch/plan', { changes: [change('R3')] })
     const same = await Promise.all(
@@ -252,14 +245,7 @@ describe('runtime host', () => {
     expect((await get(u, '/api/v1/drift/summary')).state).toBe('in_sync') // both copies now held
     const agent = readDoc(dir, 'agents/a-research-worker.json')
     const plan = await post(u, '/api/v1/runtime-host/patch/plan', {
-      changes: [
-        {
-          op: 'upsert',
-          kind: 'agent',
-          resource_id: 'a-research-worker',
-          document: { ...agent, display_name: 'Windowed' },
-        },
-      ],
+      changes: [renameResearch(agent, 'Windowed')],
     })
     await post(u, '/api/v1/runtime-host/patch/apply', { plan_id: plan.plan_id })
     // A desired state kept from before the apply would show the new host file as drift.
@@ -319,14 +305,7 @@ describe('runtime host', () => {
     let u = await boot(dir)
     const agent = readDoc(dir, 'agents/a-research-worker.json')
     const plan = await post(u, '/api/v1/runtime-host/patch/plan', {
-      changes: [
-        {
-          op: 'upsert',
-          kind: 'agent',
-          resource_id: 'a-research-worker',
-          document: { ...agent, display_name: 'Persisted' },
-        },
-      ],
+      changes: [renameResearch(agent, 'Persisted')],
     })
     units = []
     u = (await u.restart()) as TestUnit<unknown>
