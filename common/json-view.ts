@@ -14,7 +14,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { AppError } from './errors.ts'
-import { isoNow } from './time.ts'
+import { nowIso } from './time.ts'
 import { stampedHeaders } from './wire.ts'
 
 interface Serialized {
@@ -116,7 +116,7 @@ function serializer<S extends TSchema>(schema: S): (view: object) => Serialized 
  * A document stamped with the time it is served (liveness: `checked_at`): built, checked and
  * serialized at most once per distinct time string, so every request within one millisecond gets
  * the very document it would have got built for itself. `now` is the unit's clock as the
- * document writes it (`isoNow` unless the unit's clock is injectable); `variant` names anything
+ * document writes it (`nowIso` unless the unit's clock is injectable); `variant` names anything
  * else of the request the document shows.
  *
  *   .get('/health', timedView(Health, (now) => ({ status: 'ok', checked_at: now })), { … })
@@ -127,7 +127,7 @@ export function timedView<S extends TSchema>(
   options: { now?: () => string; variant?: (context: ViewContext) => string } = {},
 ) {
   const serialize = serializer(schema)
-  const now = options.now ?? isoNow
+  const now = options.now ?? nowIso
   const variantOf = options.variant
   let last: { key: string; s: Serialized } | undefined
   const handler = plainHandler((context: ViewContext): Response => {

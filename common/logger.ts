@@ -1,6 +1,6 @@
 import { writeSync } from 'node:fs'
 import pino, { type Logger } from 'pino'
-import { isoNow } from './time.ts'
+import { nowIso } from './time.ts'
 
 export type { Logger }
 
@@ -178,7 +178,7 @@ export function requestLineWriter(log: Logger): (level: 'debug' | 'info', line: 
     if (!log.isLevelEnabled(level)) return
     const id = JSON_SAFE.test(l.req_id) ? `"${l.req_id}"` : JSON.stringify(l.req_id)
     stream.write(
-      `{"level":"${level}","time":"${isoNow()}",${prefix}"req_id":${id},${fragment(l.method, l.route)},"status":${l.status},"duration_ms":${l.duration_ms},"msg":"request"}\n`,
+      `{"level":"${level}","time":"${nowIso()}",${prefix}"req_id":${id},${fragment(l.method, l.route)},"status":${l.status},"duration_ms":${l.duration_ms},"msg":"request"}\n`,
     )
   }
 }

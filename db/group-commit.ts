@@ -5,7 +5,7 @@
  * acknowledged that a later rollback could undo). One commit per group instead of one per
  * request is what lets a write-per-request route keep up with a bare insert (EIS's webhooks,
  * the mailbox's publish). `SyncGroupCommit` (db/guard.ts) is the same idea for synchronous
- * bodies on the embedded writer (ALS's intake, `PersistenceGuard.writeGrouped`).
+ * bodies on the embedded writer (ALS's intake).
  *
  * A work item that throws rolls the whole group back; then every item of the group runs again
  * in a transaction of its own, so one failing request (a refusal, a broken row) settles only its
@@ -15,6 +15,7 @@
  *   const row = await group.run(async (tx) => { await tx.insert(things).values(v); return v })
  */
 
+import { perHandle } from './prepared.ts'
 import type { Sql, Storage } from './storage.ts'
 
 /** Runs `fn` in one write transaction and resolves once it has committed (`storage.transaction`). */
@@ -67,14 +68,5 @@ export class GroupCommit {
   }
 }
 
-const groups = new WeakMap<Storage, GroupCommit>()
-
 /** The one group of a storage (all writers of a unit share it, so they share its commits). */
-export function groupOf(storage: Storage): GroupCommit {
-  let group = groups.get(storage)
-  if (group === undefined) {
-    group = new GroupCommit((fn) => storage.transaction(fn))
-    groups.set(storage, group)
-  }
-  return group
-}
+export const groupOf = perHandle((storage: Storage) => new GroupCommit((fn) => storage.transaction(fn)))

@@ -1,22 +1,14 @@
 /**
- * The persistence guard: every read and write of a unit goes through `read` or `write`, which
- * turn any storage failure into a 503 envelope (nothing written) and remember it for readiness,
- * so `/ready` degrades instead of erroring and a dead database never crashes a request.
- * Refusals thrown inside a write (AppError) roll the transaction back and pass through unchanged.
- *
- *   const store = new PersistenceGuard(ctx.db, ctx.sqlite, { prepare: prepareStatements,
- *     code: 'persistence_unavailable', message: 'The store is unavailable; nothing was written.' })
- *   const row = store.write((s) => s.insertThing.run(values))      // one IMMEDIATE transaction
- *   readiness.persistence_ready = store.ready()
+ * The persistence guard (`StorageGuard`): every read and write of a unit goes through `read` or
+ * `write`, which turn any storage failure into a 503 envelope (nothing written) and remember it
+ * for readiness, so `/ready` degrades instead of erroring and a dead database never crashes a
+ * request. Refusals thrown inside a write (AppError) roll the transaction back and pass through
+ * unchanged. `SyncGroupCommit` groups synchronous writes on the embedded writer.
  */
-import type { Database } from 'bun:sqlite'
 import { AppError, unavailable } from '../common/errors.ts'
-import type { Db } from './sqlite.ts'
 import type { Sql, Storage } from './storage.ts'
 
-export interface GuardOptions<S> {
-  /** Builds what callbacks receive (prepared statements, or the Db itself); run once, under the guard. */
-  prepare(db: Db): S
+export interface GuardOptions {
   /** Called with every storage failure (log it; never the request's data). */
   onFailure?(err: unknown): void
   /** The 503's error code and message. */
@@ -25,7 +17,7 @@ export interface GuardOptions<S> {
 }
 
 /** How one queued write of a group ended: its value, or its own refusal. */
-export type GroupOutcome = { ok: true; value: unknown } | { ok: false; error: unknown }
+type GroupOutcome = { ok: true; value: unknown } | { ok: false; error: unknown }
 
 /**
  * Group commit of synchronous writes on the embedded writer: `add(fn)` queues a synchronous write and runs it with every other write queued
@@ -80,74 +72,8 @@ export class SyncGroupCommit<S> {
   }
 }
 
-export class PersistenceGuard<S> {
-  private failing = false
-  private readonly probe: () => void
-  private prepared: S | undefined
-  private readonly grouped = new SyncGroupCommit<S>(async (run) => this.write(run))
-
-  constructor(
-    readonly db: Db,
-    sqlite: Database,
-    private readonly options: GuardOptions<S>,
-  ) {
-    this.probe = () => void sqlite.query('SELECT 1').get()
-  }
-
-  /** Prepared on first use, under the guard, so a dead database is a 503 and not a crash. */
-  private statements(): S {
-    this.prepared ??= this.options.prepare(this.db)
-    return this.prepared
-  }
-
-  /** Whether the database answers and the last write did not fail. Never blocks: SQLite is local. */
-  ready(): boolean {
-    try {
-      this.probe()
-      return !this.failing
-    } catch {
-      return false
-    }
-  }
-
-  read<T>(fn: (s: S) => T): T {
-    return this.guard(() => fn(this.statements()))
-  }
-
-  /** One IMMEDIATE transaction, committed before this returns (synchronous callback only). */
-  write<T>(fn: (s: S) => T): T {
-    const result = this.guard(() => {
-      const statements = this.statements()
-      return this.db.transaction(() => fn(statements), { behavior: 'immediate' })
-    })
-    this.failing = false
-    return result
-  }
-
-  /**
-   * Group commit: queue `fn` and run it with every other write queued in the same event-loop
-   * turn, in one IMMEDIATE transaction; each promise settles only after that transaction
-   * committed. A refusal (AppError) settles only its own caller, so `fn` must refuse before it
-   * writes anything; a storage failure fails the whole group with 503.
-   */
-  writeGrouped<T>(fn: (s: S) => T): Promise<T> {
-    return this.grouped.add(fn)
-  }
-
-  private guard<T>(fn: () => T): T {
-    try {
-      // Prepared statements outlive a closed handle in bun:sqlite; the probe does not.
-      this.probe()
-      return fn()
-    } catch (err) {
-      if (!(err instanceof AppError)) this.failing = true
-      throw storageFailure(err, this.options)
-    }
-  }
-}
-
 /** A refusal passes through; anything else is reported and becomes the 503. */
-function storageFailure(err: unknown, o: Omit<GuardOptions<unknown>, 'prepare'>): unknown {
+function storageFailure(err: unknown, o: GuardOptions): unknown {
   if (err instanceof AppError) return err
   o.onFailure?.(err)
   return unavailable(
@@ -169,7 +95,7 @@ export class StorageGuard {
 
   constructor(
     readonly storage: Storage,
-    private readonly options: Omit<GuardOptions<unknown>, 'prepare'> = {},
+    private readonly options: GuardOptions = {},
   ) {}
 
   /** Whether the database answers and the last write did not fail. */
