@@ -42,7 +42,7 @@ const CONTENT_TYPE = 'application/json; charset=utf-8'
 const SHARED = { 'x-content-type-options': 'nosniff' }
 
 /** Whether an If-None-Match value names this entity tag (weak comparison, as RFC 9110 asks). */
-export function matchesIfNoneMatch(header: string | null, etag: string): boolean {
+function matchesIfNoneMatch(header: string | null, etag: string): boolean {
   if (header === null) return false
   const bare = etag.startsWith('W/') ? etag.slice(2) : etag
   for (const raw of header.split(',')) {
@@ -54,7 +54,7 @@ export function matchesIfNoneMatch(header: string | null, etag: string): boolean
 }
 
 /** A strong entity tag for these bytes. */
-export const etagOf = (text: string): string => `"${Bun.hash(text).toString(36)}-${text.length.toString(36)}"`
+const etagOf = (text: string): string => `"${Bun.hash(text).toString(36)}-${text.length.toString(36)}"`
 
 /** Most variants one source keeps (callers seen while it is current); more clears them. */
 const MAX_VARIANTS = 64
@@ -136,12 +136,17 @@ export function timedView<S extends TSchema>(
     if (last === undefined || last.key !== key) last = { key, s: serialize(build(at, context)) }
     return respond(context, last.s)
   })
+  return cachedViewHandler(handler)
+}
+
+/** Handlers that serve cached views: the OpenAPI document lists their 304 (common/openapi.ts). */
+const viewHandlers = new WeakSet<object>()
+
+/** Mark a route handler as serving a cached view (`jsonView`, `timedView` and snapshot views are). */
+export function cachedViewHandler<F extends (...args: never[]) => unknown>(handler: F): F {
   viewHandlers.add(handler)
   return handler
 }
-
-/** Handlers `jsonView` made: the OpenAPI document lists their 304 (common/openapi.ts). */
-const viewHandlers = new WeakSet<object>()
 
 /**
  * Route `detail` for a handler that answers through `jsonViews` itself: the OpenAPI document then
@@ -161,8 +166,7 @@ export function jsonView<S extends TSchema>(schema: S, get: () => object) {
     const view = get()
     return views(context, view, '', () => view)
   })
-  viewHandlers.add(handler)
-  return handler
+  return cachedViewHandler(handler)
 }
 
 /**

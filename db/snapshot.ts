@@ -13,7 +13,7 @@
  *   .get('/status', snapshotView(StatusDocument, status), { response: { 200: StatusDocument } })
  */
 import type { TSchema } from '@sinclair/typebox'
-import { jsonViews, type ViewContext } from '../common/json-view.ts'
+import { cachedViewHandler, jsonViews, type ViewContext } from '../common/json-view.ts'
 import type { Storage } from './storage.ts'
 
 /** How old a status snapshot may be when it is served (ms). */
@@ -87,10 +87,10 @@ export function boundedSnapshot<T>(compute: () => Promise<T>, options: SnapshotO
  */
 export function snapshotView<S extends TSchema>(schema: S, snapshot: Snapshot<object>) {
   const views = jsonViews(schema)
-  return async ({ request, set }: ViewContext): Promise<Response> => {
+  return cachedViewHandler(async ({ request, set }: ViewContext): Promise<Response> => {
     const doc = snapshot.current() ?? (await snapshot.get())
     return views({ request, set }, doc, '', () => doc)
-  }
+  })
 }
 
 /**

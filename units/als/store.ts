@@ -1,6 +1,6 @@
 import { and, asc, count, eq, gte, min, ne, sql } from 'drizzle-orm'
 import { StorageGuard, SyncGroupCommit } from '../../db/guard.ts'
-import { columnPlaceholders } from '../../db/prepared.ts'
+import { columnPlaceholders, perHandle } from '../../db/prepared.ts'
 import type { Db } from '../../db/sqlite.ts'
 import type { Sql, Storage } from '../../db/storage.ts'
 import type { RuntimeState } from './rules/promotion.ts'
@@ -125,15 +125,7 @@ function prepareIntake(db: Db) {
 }
 
 type IntakeStatements = ReturnType<typeof prepareIntake>
-const prepared = new WeakMap<Db, IntakeStatements>()
-function intakeStatements(db: Db): IntakeStatements {
-  let s = prepared.get(db)
-  if (s === undefined) {
-    s = prepareIntake(db)
-    prepared.set(db, s)
-  }
-  return s
-}
+const intakeStatements = perHandle(prepareIntake)
 
 // ---- runs ----
 

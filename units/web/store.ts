@@ -1,6 +1,6 @@
 import { count, eq } from 'drizzle-orm'
 import { enqueue, enqueueIn, type NewMessage, outboxSummary as targetSummary } from '../../db/outbox.ts'
-import { columnPlaceholders } from '../../db/prepared.ts'
+import { columnPlaceholders, perHandle } from '../../db/prepared.ts'
 import type { Db } from '../../db/sqlite.ts'
 import type { Storage } from '../../db/storage.ts'
 import { contactIntakes } from './tables.ts'
@@ -16,15 +16,7 @@ function prepareStatements(db: Db) {
     insertIntake: db.insert(contactIntakes).values(columnPlaceholders(contactIntakes)).prepare(),
   }
 }
-const statements = new WeakMap<Db, ReturnType<typeof prepareStatements>>()
-function prepared(db: Db) {
-  let s = statements.get(db)
-  if (s === undefined) {
-    s = prepareStatements(db)
-    statements.set(db, s)
-  }
-  return s
-}
+const prepared = perHandle(prepareStatements)
 
 const webhookMessage = (intake: Intake, payload: string): NewMessage => ({
   id: intake.intakeId,

@@ -72,10 +72,12 @@ export const statusRoutes = ({ deps, manifest, registry, metrics }: StatusRouteD
     .get(
       '/api/v1/learning/contracts',
       async ({ request, set }) => {
-        // The view is fixed apart from the families and the effective mode: cached per their value.
+        // The view is fixed apart from the families and the effective mode: cached per what it
+        // shows of them (state and fetch time decide the lists and the version; `age_ms`, which
+        // changes every millisecond, is not shown).
         const families = await deps.families.ensureFresh()
         const mode = effectiveMode(deps.settings.serviceMode, await deps.persistence.ready())
-        const variant = JSON.stringify([mode, families])
+        const variant = `${mode} ${families.state} ${families.fetched_at}`
         return contractsViews({ request, set }, PROCESS, variant, () => contractsView(deps, families, mode))
       },
       {

@@ -1,5 +1,5 @@
 import { Elysia, t } from 'elysia'
-import { CACHED_VIEW, jsonView } from '../../../common/json-view.ts'
+import { jsonView } from '../../../common/json-view.ts'
 import { outboxSummary } from '../../../db/outbox.ts'
 import { boundedSnapshot, snapshotView, writeCount } from '../../../db/snapshot.ts'
 import type { Storage } from '../../../db/storage.ts'
@@ -96,7 +96,6 @@ export const healthRoutes = (deps: HealthDeps) => {
       response: { 200: IntegrationStatus },
       detail: {
         summary: 'Lightweight runtime and integration snapshot (configured flags only, never secrets)',
-        ...CACHED_VIEW,
       },
     })
 }

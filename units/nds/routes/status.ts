@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import { errorResponses } from '../../../common/errors.ts'
-import { CACHED_VIEW, jsonView } from '../../../common/json-view.ts'
+import { jsonView } from '../../../common/json-view.ts'
 import { boundedSnapshot, snapshotView } from '../../../db/snapshot.ts'
 import {
   ExternalApiContract,
@@ -41,7 +41,6 @@ export const statusRoutes = (deps: NdsDeps, workerRunning: () => boolean) => {
       response: { 200: HealthInfo },
       detail: {
         summary: 'Non-secret runtime readback: environment, dependency targets, counts, runtime_config',
-        ...CACHED_VIEW,
       },
     })
     .get(
