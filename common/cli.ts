@@ -206,6 +206,12 @@ export function defineCli<P extends TProperties>(def: CliDefinition<P>): CliUnit
           io.stderr(`svc ${def.name} ${match.name}: ${err.message}\n`)
           return EXIT_USAGE
         }
+        // A database the configuration names but that cannot be opened (runtime/run.ts).
+        if (err instanceof ConfigError) {
+          for (const line of err.problems)
+            io.stderr(`svc ${def.name} ${match.name}: bad configuration: ${line}\n`)
+          return EXIT_USAGE
+        }
         throw err
       }
     },

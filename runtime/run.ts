@@ -49,18 +49,23 @@ export function readUnitConfig<P extends TProperties>(unit: HttpUnit<P>, env: En
   return config
 }
 
+/** What opening a unit's storage needs of it (a command-line unit passes these three). */
+type StorageOwner = Pick<HttpUnit<TProperties>, 'name' | 'migrations' | 'libsql'>
+/** The configuration that says where a unit's database is. */
+type StorageConfig = Pick<BaseConfig, 'SVC_DATA_DIR' | 'DATABASE_URL' | 'DATABASE_AUTH_TOKEN'>
+
 /** Which driver and where, from DATABASE_URL (a file or a server) or SVC_DATA_DIR. */
-export const unitStorageTarget = (unit: HttpUnit<TProperties>, config: BaseConfig): StorageTarget =>
+export const unitStorageTarget = (unit: StorageOwner, config: StorageConfig): StorageTarget =>
   storageTarget(unit.name, config.SVC_DATA_DIR, config.DATABASE_URL)
 
-function openProblem(config: BaseConfig, where: string, err: unknown): ConfigError {
+function openProblem(config: StorageConfig, where: string, err: unknown): ConfigError {
   const variable = config.DATABASE_URL ? 'DATABASE_URL' : 'SVC_DATA_DIR'
   const reason = (err as { code?: string }).code ?? (err as Error).message
   return new ConfigError([`${variable}: cannot create or open the database at ${where} (${reason})`])
 }
 
 /** The unit's embedded storage (opened and migrated synchronously), or a configuration error. */
-function openEmbeddedUnitStorage(config: BaseConfig, path: string, unit: HttpUnit<TProperties>): Storage {
+function openEmbeddedUnitStorage(config: StorageConfig, path: string, unit: StorageOwner): Storage {
   try {
     return openEmbeddedStorage(path, unit.migrations)
   } catch (err) {
@@ -69,7 +74,7 @@ function openEmbeddedUnitStorage(config: BaseConfig, path: string, unit: HttpUni
 }
 
 /** The unit's storage on either driver, migrated; a configuration error when it cannot be reached. */
-export async function openUnitStorage(unit: HttpUnit<TProperties>, config: BaseConfig): Promise<Storage> {
+export async function openUnitStorage(unit: StorageOwner, config: StorageConfig): Promise<Storage> {
   const target = unitStorageTarget(unit, config)
   if (target.driver === 'embedded') return openEmbeddedUnitStorage(config, target.path, unit)
   if (!unit.libsql) {

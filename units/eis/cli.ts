@@ -7,7 +7,7 @@ import { basename } from 'node:path'
 import { defineCli, EXIT_FAILED, EXIT_OK, UsageError } from '../../common/cli.ts'
 import { baseEnv } from '../../common/config.ts'
 import { migrations } from '../../db/migrations/eis/index.ts'
-import { openStorage, storageTarget } from '../../db/storage.ts'
+import { openUnitStorage } from '../../runtime/run.ts'
 import { importFacts } from './service/identity.ts'
 
 export const eisCli = defineCli({
@@ -31,11 +31,7 @@ export const eisCli = defineCli({
         } catch (err) {
           throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`)
         }
-        const storage = await openStorage(
-          storageTarget('eis', ctx.config.SVC_DATA_DIR, ctx.config.DATABASE_URL),
-          migrations,
-          { authToken: ctx.config.DATABASE_AUTH_TOKEN, owner: 'eis' },
-        )
+        const storage = await openUnitStorage({ name: 'eis', migrations, libsql: true }, ctx.config)
         try {
           const result = await importFacts(storage, text, basename(file))
           if (!result.ok) {

@@ -16,6 +16,10 @@ afterAll(async () => {
 })
 
 async function run(...args: string[]) {
+  return runIn(env, ...args)
+}
+
+async function runIn(environment: Record<string, string>, ...args: string[]) {
   let stdout = ''
   let stderr = ''
   const io: CliIo = {
@@ -26,7 +30,7 @@ async function run(...args: string[]) {
       stderr += t
     },
   }
-  const code = await ndsCli.run(args, env, io)
+  const code = await ndsCli.run(args, environment, io)
   return { code, stdout, stderr }
 }
 
@@ -65,4 +69,19 @@ describe('svc nds keys', () => {
       await unit.close()
     }
   })
+})
+
+test('a database that cannot be reached is one line on stderr and exit 2, never a stack trace; the password is not shown', async () => {
+  const r = await runIn(
+    { SVC_DATA_DIR: dataDir, DATABASE_URL: 'http://user:secret-pw@127.0.0.1:1' },
+    'keys',
+    'list',
+  )
+  expect(r.code).toBe(2)
+  expect(r.stdout).toBe('')
+  expect(r.stderr).toMatch(
+    /^svc nds keys list: bad configuration: DATABASE_URL: cannot create or open the database at /,
+  )
+  expect(r.stderr.trim().split('\n')).toHaveLength(1)
+  expect(r.stderr).not.toContain('secret-pw')
 })

@@ -8,7 +8,7 @@ import { Type as T } from '@sinclair/typebox'
 import { defineCli, EXIT_FAILED, EXIT_OK, UsageError } from '../../common/cli.ts'
 import { nowIso } from '../../common/time.ts'
 import { migrations } from '../../db/migrations/nds/index.ts'
-import { openStorage, storageTarget } from '../../db/storage.ts'
+import { openUnitStorage } from '../../runtime/run.ts'
 import { issueApiKey } from './auth.ts'
 import { meta } from './meta.ts'
 import { BUILTIN_MODEL, EMBED_DIMS } from './rules/embed.ts'
@@ -23,11 +23,7 @@ async function withStore<T>(
   config: { SVC_DATA_DIR: string; DATABASE_URL?: string; DATABASE_AUTH_TOKEN?: string },
   work: (store: Store) => Promise<T>,
 ): Promise<T> {
-  const storage = await openStorage(
-    storageTarget(meta.name, config.SVC_DATA_DIR, config.DATABASE_URL),
-    migrations,
-    { authToken: config.DATABASE_AUTH_TOKEN, owner: meta.name },
-  )
+  const storage = await openUnitStorage({ name: meta.name, migrations, libsql: true }, config)
   try {
     // Key commands never read vectors: the index is left empty.
     return await work(createStore(storage, { model: BUILTIN_MODEL, dims: EMBED_DIMS }))
