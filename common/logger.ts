@@ -101,12 +101,7 @@ export class BatchedLines {
       try {
         buf = buf.subarray(writeSync(this.fd, buf))
       } catch (err) {
-        const code = (err as { code?: string }).code
-        if (code === 'EAGAIN') {
-          this.rest = buf
-          this.scheduled = true
-          setTimeout(() => this.flushSync(), 1)
-        }
+        if ((err as { code?: string }).code === 'EAGAIN') this.retryLater(buf)
         return
       }
     }
@@ -117,13 +112,16 @@ export class BatchedLines {
     try {
       return writeSync(this.fd, text)
     } catch (err) {
-      if ((err as { code?: string }).code === 'EAGAIN') {
-        this.rest = Buffer.from(text)
-        this.scheduled = true
-        setTimeout(() => this.flushSync(), 1)
-      }
+      if ((err as { code?: string }).code === 'EAGAIN') this.retryLater(Buffer.from(text))
       return undefined
     }
+  }
+
+  /** A full pipe: keep the unwritten bytes and try again a millisecond later. */
+  private retryLater(rest: Buffer): void {
+    this.rest = rest
+    this.scheduled = true
+    setTimeout(() => this.flushSync(), 1)
   }
 }
 

@@ -11,7 +11,7 @@ import { createClient } from '@libsql/client/web'
 import { generateSQLiteDrizzleJson, generateSQLiteMigration } from 'drizzle-kit/api'
 import { tempDir } from '../test/harness.ts'
 import type { Migration } from './migrate.ts'
-import { BUSY_TIMEOUT_MS, type OpenDb, openDatabase } from './sqlite.ts'
+import { configureConnection, type OpenDb, openDatabase } from './sqlite.ts'
 import { openEmbeddedStorage, openLibsqlStorage, type Storage } from './storage.ts'
 
 /** One migration creating `tables`, as drizzle-kit would generate it. */
@@ -44,7 +44,7 @@ export async function writeElsewhere(storage: Storage, statement: string): Promi
   if (e) {
     const other = new Database(e.writer.filename)
     try {
-      other.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`)
+      configureConnection(other)
       other.run(statement)
     } finally {
       other.close()

@@ -19,7 +19,7 @@ async function run(...args: string[]) {
   return runIn(env, ...args)
 }
 
-async function runIn(environment: Record<string, string>, ...args: string[]) {
+async function runIn(environment: Record<string, string | undefined>, ...args: string[]) {
   let stdout = ''
   let stderr = ''
   const io: CliIo = {
