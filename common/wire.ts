@@ -200,15 +200,16 @@ function mergeHeaders(own: Headers, shared: Record<string, unknown>): Headers {
   return out
 }
 
-const payloadTooLarge = (max: number) =>
+/** The 413 of a body over `max` bytes (answered as text where a unit says so: `payloadTooLarge`). */
+export const payloadTooLarge = (max: number) =>
   new AppError(413, 'payload_too_large', `The request body exceeds ${max} bytes.`)
 
 /**
- * The body as text, counted on the bytes actually received: a chunked body has no length to
- * check up front, so reading stops at the first byte over the limit.
+ * The body's bytes, counted as they arrive: a chunked body has no length to check up front, so
+ * reading stops at the first byte over the limit (413).
  */
-async function readBounded(request: Request, max: number): Promise<string> {
-  if (!request.body) return ''
+export async function readBoundedBytes(request: Request, max: number): Promise<Uint8Array> {
+  if (!request.body) return new Uint8Array()
   const reader = request.body.getReader()
   const chunks: Uint8Array[] = []
   let size = 0
@@ -222,7 +223,12 @@ async function readBounded(request: Request, max: number): Promise<string> {
     }
     chunks.push(value)
   }
-  return new TextDecoder().decode(Buffer.concat(chunks))
+  return Buffer.concat(chunks)
+}
+
+/** The body as text, counted on the bytes actually received (`readBoundedBytes`). */
+async function readBounded(request: Request, max: number): Promise<string> {
+  return new TextDecoder().decode(await readBoundedBytes(request, max))
 }
 
 /**
