@@ -470,6 +470,8 @@ export function createStore(
 
   /** The largest `change` of article_vectors this process's index holds (or has passed). */
   let seen = 0
+  const lastChange = async (raw: Raw) =>
+    (await raw.get<{ c: number }>('SELECT coalesce(max(change), 0) AS c FROM article_vectors'))?.c ?? 0
   /**
    * Bring the index in step with vectors written since it was filled, by this process or by
    * another on the same database: one indexed range read, usually empty.
@@ -494,8 +496,7 @@ export function createStore(
   const store: NdsStore = {
     async loadVectors() {
       // Vectors written from here on have a larger `change`: catchUp() reads them (again) later.
-      seen =
-        (await reads.get<{ c: number }>('SELECT coalesce(max(change), 0) AS c FROM article_vectors'))?.c ?? 0
+      seen = await lastChange(reads)
       if (e) {
         for (const row of e.reader
           .query<{ seq: number; vector: Uint8Array }, [string]>(
@@ -682,8 +683,9 @@ export function createStore(
     },
 
     async applyArticles(batch, jobId, progress) {
-      const results = await rawTransaction(storage, async (raw) => {
+      const { results, before, after } = await rawTransaction(storage, async (raw) => {
         const at = nowIso()
+        const before = await lastChange(raw)
         const out: { outcome: ApplyOutcome; seq?: number }[] = []
         for (const a of batch) out.push(await applyOne(raw, a, jobId, at))
         if (jobId !== null && progress) {
@@ -691,12 +693,16 @@ export function createStore(
           for (const r of out) counts[r.outcome] = (counts[r.outcome] ?? 0) + 1
           await raw.run(W.progress, [JSON.stringify(counts), jobId])
         }
-        return out
+        return { results: out, before, after: await lastChange(raw) }
       })
       for (const [i, r] of results.entries()) {
         const vector = batch[i]?.vector
         if (r.seq !== undefined && vector) index.put(r.seq, vector)
       }
+      // The index now holds this batch's vectors: when it held everything before the batch
+      // (writers take turns, so the changes in between are all this batch's), catchUp() need not
+      // read them back. Otherwise it reads from where it was, theirs and another process's.
+      if (seen === before) seen = Math.max(seen, after)
       return results.map((r) => r.outcome)
     },
 
