@@ -9,6 +9,7 @@ import { Value } from '@sinclair/typebox/value'
 import { AppError, notFound, unavailable, unprocessable } from '../../../common/errors.ts'
 import { canonicalHash } from '../../../common/hash.ts'
 import { newId, nowIso } from '../../../common/time.ts'
+import { boundedSnapshot } from '../../../db/snapshot.ts'
 import type { Storage } from '../../../db/storage.ts'
 import { EXAMPLE_HOST_FILES } from '../example-host.ts'
 import {
@@ -220,39 +221,18 @@ export function createRuntime(opts: RuntimeOptions) {
     return adopted
   }
 
-  // The desired state for reads, reloaded from the database at most once per scan window. This
-  // process's own writes drop it once they have committed; another RMS process's writes (same
-  // database) show within the scan window, like host changes do. A load that started before a
-  // drop is not kept (the generation moved on), so a committed write is never hidden by it.
-  let desiredMemo: { at: number; value: Map<string, DesiredResource> } | undefined
-  let desiredLoad: Promise<Map<string, DesiredResource>> | undefined
-  let desiredGeneration = 0
-  function forgetDesired() {
-    desiredMemo = undefined
-    desiredLoad = undefined
-    desiredGeneration++
+  // The desired state for reads, reloaded from the database at most once per scan window
+  // (db/snapshot.ts). This process's own writes drop it once they have committed; another RMS
+  // process's writes (same database) show within the scan window, like host changes do.
+  let desiredWrites = 0
+  const desired = boundedSnapshot(() => store.loadDesired(storage.db), {
+    maxAgeMs: opts.scanCacheMs,
+    version: () => desiredWrites,
+  })
+  const forgetDesired = () => {
+    desiredWrites++
   }
-  function desiredState(): Promise<Map<string, DesiredResource>> {
-    const now = Date.now()
-    if (desiredMemo && now - desiredMemo.at < opts.scanCacheMs) return Promise.resolve(desiredMemo.value)
-    if (desiredLoad) return desiredLoad
-    const generation = desiredGeneration
-    const load = store.loadDesired(storage.db).then(
-      (value) => {
-        if (generation === desiredGeneration) {
-          desiredMemo = { at: now, value }
-          desiredLoad = undefined
-        }
-        return value
-      },
-      (err: unknown) => {
-        if (generation === desiredGeneration) desiredLoad = undefined
-        throw err
-      },
-    )
-    desiredLoad = load
-    return load
-  }
+  const desiredState = () => desired.current() ?? desired.get()
 
   let catalogMemo:
     | { snapshot: HostSnapshot; desired: Map<string, DesiredResource>; value: Catalog }
