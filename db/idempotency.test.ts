@@ -12,9 +12,10 @@ import {
   replayable,
   requestFingerprint,
   runIdempotent,
+  saveAnswerIn,
 } from './idempotency.ts'
 import { type OpenDb, openDatabase } from './sqlite.ts'
-import { openTestDatabase } from './testing.ts'
+import { openTestDatabase, openTestStorage } from './testing.ts'
 
 let store: OpenDb
 let effects = 0
@@ -149,5 +150,30 @@ describe('runIdempotent', () => {
     )
     expect(s.lookup({ scope: 's', key: 'old', fingerprint: 'anything' }).state).toBe('replay')
     expect(s.lookup({ scope: 'other', key: 'old', fingerprint: 'anything' }).state).toBe('new')
+  })
+})
+
+describe('runIdempotent on storage, the answer saved with the effect', () => {
+  test('savedByExecute: one transaction holds the effect and its answer, none saves it again; replays are that answer', async () => {
+    const storage = await openTestStorage({ idempotencyKeys })
+    try {
+      const req = { scope: 's', key: 'k1', fingerprint: 'f1' }
+      const answer = { status: 200, headers: {}, body: new TextEncoder().encode('{"n":1}') }
+      const execute = () =>
+        storage.transaction(async (tx) => {
+          await saveAnswerIn(tx, req, answer, new Date().toISOString())
+          return answer
+        })
+      const before = storage.writes
+      const first = await runIdempotent(storage, req, execute, { savedByExecute: true })
+      // The claim and the effect's own transaction: no third write for the answer.
+      expect(storage.writes - before).toBe(2)
+      expect(first.replayed).toBe(false)
+      const again = await runIdempotent(storage, req, execute, { savedByExecute: true })
+      expect(again.replayed).toBe(true)
+      expect(new TextDecoder().decode(again.response.body)).toBe('{"n":1}')
+    } finally {
+      await storage.close()
+    }
   })
 })

@@ -152,6 +152,11 @@ export interface RunOptions {
   /** Poll interval while waiting. Default 10 ms. */
   pollMs?: number
   now?(): number
+  /**
+   * `execute` saves its remembered answer itself, with `saveAnswerIn` in the transaction of its
+   * effect (so the effect and the answer commit together): it is not saved a second time.
+   */
+  savedByExecute?: boolean
 }
 
 export interface RunResult {
@@ -199,8 +204,8 @@ export async function runIdempotent(
     await keys.release(req)
     throw err
   }
-  if (remember(response.status)) await keys.save(req, response, new Date(now()).toISOString())
-  else await keys.release(req)
+  if (!remember(response.status)) await keys.release(req)
+  else if (!o.savedByExecute) await keys.save(req, response, new Date(now()).toISOString())
   return { replayed: false, response }
 }
 

@@ -369,15 +369,19 @@ async function once<A extends { proposal_id: string }>(
   const req = { scope: operation, key: body.idempotency_key, fingerprint: requestFingerprint(body) }
   try {
     const result = await deps.persistence.writeWith(() =>
-      runIdempotent(deps.persistence.storage, req, async () => {
-        const answer = await deps.persistence.write(async (tx) => {
-          const a = await effect(tx)
-          await saveAnswerIn(tx, req, encodeAnswer(a), iso(deps.now()))
-          return a
-        })
-        return encodeAnswer(answer)
-      }),
+      runIdempotent(
+        deps.persistence.storage,
+        req,
+        () =>
+          deps.persistence.write(async (tx) => {
+            const encoded = encodeAnswer(await effect(tx))
+            await saveAnswerIn(tx, req, encoded, iso(deps.now()))
+            return encoded
+          }),
+        { savedByExecute: true },
+      ),
     )
+    // Decoded in both cases, so the first answer and its replays are the same JSON.
     return { replayed: result.replayed, answer: decodeAnswer<A>(result.response.body) }
   } catch (err) {
     if (!(err instanceof AppError) || err.errorCode !== 'idempotency_conflict') throw err
