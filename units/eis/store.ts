@@ -116,13 +116,8 @@ export async function findEventByKeyTx(
   return prepared(tx).eventByKey.get({ source, eventKey })
 }
 
-export async function findEventByKey(
-  storage: Storage,
-  source: string,
-  eventKey: string,
-): Promise<IntegrationEventRow | undefined> {
-  return prepared(storage.db).eventByKey.get({ source, eventKey })
-}
+export const findEventByKey = (storage: Storage, source: string, eventKey: string) =>
+  findEventByKeyTx(storage.db, source, eventKey)
 
 export async function findEvent(storage: Storage, name: string): Promise<IntegrationEventRow | undefined> {
   return storage.db.select().from(integrationEvents).where(eq(integrationEvents.name, name)).get()
@@ -200,14 +195,12 @@ export async function eventCounts(storage: Storage): Promise<Record<string, numb
 
 // ---------- documents ----------
 
-export async function findLeadByEmail(storage: Storage, email: string): Promise<LeadRow | undefined> {
-  return storage.db.select().from(leads).where(eq(leads.emailId, email)).get()
-}
-
-/** Inside a write transaction (prepared once per handle, as the event statements). */
+/** On a read handle or inside a write transaction (prepared once per handle, as the event statements). */
 export async function findLeadByEmailTx(tx: Sql, email: string): Promise<LeadRow | undefined> {
   return prepared(tx).leadByEmail.get({ email })
 }
+
+export const findLeadByEmail = (storage: Storage, email: string) => findLeadByEmailTx(storage.db, email)
 
 export async function insertLead(tx: Sql, row: LeadRow): Promise<void> {
   await prepared(tx).insertLead.run(row)
@@ -225,16 +218,11 @@ export async function insertSupplierIntake(tx: Sql, row: SupplierIntakeRow): Pro
   await tx.insert(supplierIntakes).values(row).run()
 }
 
-export async function findSupplierIntake(
-  storage: Storage,
-  name: string,
-): Promise<SupplierIntakeRow | undefined> {
-  return storage.db.select().from(supplierIntakes).where(eq(supplierIntakes.name, name)).get()
-}
-
 export async function findSupplierIntakeTx(tx: Sql, name: string): Promise<SupplierIntakeRow | undefined> {
   return tx.select().from(supplierIntakes).where(eq(supplierIntakes.name, name)).get()
 }
+
+export const findSupplierIntake = (storage: Storage, name: string) => findSupplierIntakeTx(storage.db, name)
 
 export async function updateSupplierIntake(
   tx: Sql,
@@ -248,13 +236,11 @@ export async function insertRevenueEvent(tx: Sql, row: RevenueEventRow): Promise
   await tx.insert(revenueEvents).values(row).run()
 }
 
-export async function findRevenueEvent(storage: Storage, name: string): Promise<RevenueEventRow | undefined> {
-  return storage.db.select().from(revenueEvents).where(eq(revenueEvents.name, name)).get()
-}
-
 export async function findRevenueEventTx(tx: Sql, name: string): Promise<RevenueEventRow | undefined> {
   return tx.select().from(revenueEvents).where(eq(revenueEvents.name, name)).get()
 }
+
+export const findRevenueEvent = (storage: Storage, name: string) => findRevenueEventTx(storage.db, name)
 
 export async function updateRevenueEvent(
   tx: Sql,
@@ -315,13 +301,11 @@ export async function insertPacket(tx: Sql, row: ApprovalPacketRow): Promise<voi
   await tx.insert(approvalPackets).values(row).run()
 }
 
-export async function findPacket(storage: Storage, name: string): Promise<ApprovalPacketRow | undefined> {
-  return storage.db.select().from(approvalPackets).where(eq(approvalPackets.name, name)).get()
-}
-
 export async function findPacketTx(tx: Sql, name: string): Promise<ApprovalPacketRow | undefined> {
   return tx.select().from(approvalPackets).where(eq(approvalPackets.name, name)).get()
 }
+
+export const findPacket = (storage: Storage, name: string) => findPacketTx(storage.db, name)
 
 export async function findPacketByCorrelation(
   tx: Sql,
