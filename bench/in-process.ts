@@ -13,6 +13,7 @@
 import { bootUnitAsync } from '../runtime/run.ts'
 import { tempDir } from '../test/harness.ts'
 import { httpUnits } from '../units/registry.ts'
+import { median } from './lib.ts'
 import { TAX_ROUTES } from './tax.ts'
 
 const [name = 'eis', ...paths] = process.argv.slice(2)
@@ -42,9 +43,8 @@ const rounds = new Map<string, number[]>(paths.map((p) => [p, []]))
 for (const p of paths) await run(p, 5000)
 for (let r = 0; r < ROUNDS; r++) for (const p of paths) rounds.get(p)?.push(await run(p, N))
 for (const [p, us] of rounds) {
-  const sorted = [...us].sort((a, b) => a - b)
   process.stderr.write(
-    `${name} GET ${p}: ${sorted[1]?.toFixed(1)} µs/request (rounds ${us.map((u) => u.toFixed(1)).join(', ')})\n`,
+    `${name} GET ${p}: ${median(us).toFixed(1)} µs/request (rounds ${us.map((u) => u.toFixed(1)).join(', ')})\n`,
   )
 }
 await unit.close()
