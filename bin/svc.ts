@@ -128,7 +128,7 @@ async function main(argv: string[]): Promise<number | undefined> {
   }
 }
 
-// No top-level await: the executable is built with --bytecode, which needs a CommonJS bundle.
+// No top-level await: the entry stays buildable as a CommonJS bundle too (bytecode without --compile needs one).
 void main(process.argv.slice(2)).then((code) => {
   if (code !== undefined) process.exit(code)
 })
