@@ -66,3 +66,42 @@ export function appErrorBody(err: AppError): Envelope {
 export function errorResponses<const S extends number>(...statuses: S[]): Record<S, typeof ErrorEnvelope> {
   return Object.fromEntries(statuses.map((s) => [s, ErrorEnvelope])) as Record<S, typeof ErrorEnvelope>
 }
+
+/**
+ * SQLite result codes (and their extended forms, `SQLITE_IOERR_WRITE` …) that say the database
+ * cannot be used right now, not that the statement is wrong: locked past the busy timeout, disk
+ * full or failing, file gone, read-only or not a database. A constraint or syntax error is not
+ * here: that is a defect, and stays a 500.
+ */
+const UNAVAILABLE_SQLITE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|CORRUPT|NOTADB|PROTOCOL|NOMEM)/
+/** Network failures reaching a libSQL server (the client's fetch), and this suite's closed storage. */
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'ConnectionRefused',
+  'ConnectionClosed',
+  'STORAGE_CLOSED',
+])
+
+/**
+ * Whether a failure means the unit's database is unavailable (then the answer is 503
+ * `persistence_unavailable`, not a 500): the error or one of its causes (Drizzle wraps a driver's
+ * error as `cause`) carries one of the codes above, is bun:sqlite's use of a closed handle, or is
+ * the libSQL client's own "closed" or transport error.
+ */
+export function isStorageUnavailable(error: unknown): boolean {
+  let e = error as { code?: unknown; name?: unknown; message?: unknown; cause?: unknown } | undefined
+  for (let depth = 0; depth < 5 && e !== null && typeof e === 'object'; depth++) {
+    const code = typeof e.code === 'string' ? e.code : ''
+    if (UNAVAILABLE_CODES.has(code) || UNAVAILABLE_SQLITE.test(code)) return true
+    if (e instanceof RangeError && e.message === 'Cannot use a closed database') return true
+    if (e.name === 'ClosedError' || e.name === 'HttpServerError' || e.name === 'WebSocketUnsupportedError')
+      return true
+    e = e.cause as typeof e
+  }
+  return false
+}

@@ -185,3 +185,28 @@ export function requestLineWriter(log: Logger): (level: 'debug' | 'info', line: 
 const JSON_SAFE = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/
 /** Distinct method and route pairs kept encoded; beyond (never, for a unit's routes) each is encoded per line. */
 const MAX_FRAGMENTS = 1024
+
+/**
+ * What a log line says of a failure: name, code, message and stack, and the same of its causes.
+ * Log a failure as `{ err: errorFields(err) }`, never its bare message: Drizzle's "Failed query" message lists the statement's parameters, which are request data (an
+ * e-mail address, a token's hash): they are cut off, from the message and from the stack.
+ */
+export function errorFields(error: unknown, depth = 0): Record<string, unknown> {
+  const e = error as { name?: unknown; code?: unknown; message?: unknown; stack?: unknown; cause?: unknown }
+  const out: Record<string, unknown> = {
+    name: e?.name,
+    message: withoutParams(e?.message),
+    stack: withoutParams(e?.stack),
+  }
+  if (typeof e?.code === 'string') out.code = e.code
+  if (e?.cause !== undefined && e.cause !== null && depth < 3) out.cause = errorFields(e.cause, depth + 1)
+  return out
+}
+
+const withoutParams = (text: unknown): unknown => {
+  if (typeof text !== 'string') return text
+  const at = text.indexOf('\nparams:')
+  if (at === -1) return text
+  const frames = text.indexOf('\n    at ', at)
+  return `${text.slice(0, at)}\nparams: [not logged]${frames === -1 ? '' : text.slice(frames)}`
+}

@@ -1,9 +1,15 @@
+import { Database } from 'bun:sqlite'
 import { describe, expect, test } from 'bun:test'
 import { Writable } from 'node:stream'
+import { createClient } from '@libsql/client/web'
+import { sql } from 'drizzle-orm'
+import { drizzle as drizzleBun } from 'drizzle-orm/bun-sqlite'
+import { drizzle as drizzleLibsql } from 'drizzle-orm/libsql/web'
 import { Elysia, t } from 'elysia'
+import { StorageClosedError } from '../db/storage.ts'
 import type { TestResponse } from '../test/harness.ts'
-import { AppError } from './errors.ts'
-import { createLogger } from './logger.ts'
+import { AppError, isStorageUnavailable } from './errors.ts'
+import { createLogger, errorFields } from './logger.ts'
 import { createHttpMetrics } from './metrics.ts'
 import { MAX_JSON_DEPTH, stampedHeaders, wire } from './wire.ts'
 
@@ -273,5 +279,90 @@ describe('responses a route builds with stampedHeaders', () => {
     expect(base.has('x-request-id')).toBe(false)
     const other = await app.handle(new Request('http://localhost/built'))
     expect(other.headers.get('x-request-id')).not.toBe('given-1')
+  })
+})
+
+describe('a database that is unavailable answers 503, not 500, wherever it is read', () => {
+  /** The error a real driver throws, caught. */
+  const caught = async (f: () => unknown): Promise<unknown> => {
+    try {
+      await f()
+    } catch (err) {
+      return err
+    }
+    throw new Error('expected a failure')
+  }
+
+  function appFailingWith(error: () => Promise<unknown>) {
+    const lines: string[] = []
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk))
+        done()
+      },
+    })
+    const log = createLogger('t', 'info', sink)
+    const app = new Elysia()
+      .use(wire({ unit: 't', log, metrics: createHttpMetrics('t'), maxBodyBytes: 1024 }))
+      .get('/read', async () => {
+        throw await error()
+      })
+    return { app, lines }
+  }
+
+  test('bun:sqlite on a closed handle, and a libSQL server nobody listens on, are 503 persistence_unavailable', async () => {
+    const closed = async () => {
+      const db = drizzleBun({ client: new Database(':memory:') })
+      db.$client.close()
+      return caught(() => db.all(sql`select 1`))
+    }
+    const refused = async () => {
+      const client = createClient({ url: 'http://127.0.0.1:1' })
+      try {
+        return await caught(() => drizzleLibsql({ client }).all(sql`select ${'secret@example.com'}`))
+      } finally {
+        client.close()
+      }
+    }
+    for (const error of [closed, refused, async () => new StorageClosedError()]) {
+      const { app, lines } = appFailingWith(error)
+      const res = await app.handle(new Request('http://localhost/read'))
+      expect(res.status).toBe(503)
+      const body = (await res.json()) as { error: { code: string } }
+      expect(body.error.code).toBe('persistence_unavailable')
+      await Bun.sleep(1)
+      // Logged as a failure, without the statement's parameters (request data).
+      expect(lines.join('')).toContain('request failed')
+      expect(lines.join('')).not.toContain('secret@example.com')
+    }
+  })
+
+  test('a statement the database refuses (a constraint, a syntax error) stays a 500: that is a defect', async () => {
+    const db = drizzleBun({ client: new Database(':memory:') })
+    db.run(sql`create table t (a text primary key)`)
+    db.run(sql`insert into t values ('x')`)
+    const constraint = await caught(() => db.run(sql`insert into t values ('x')`))
+    const syntax = await caught(() => db.run(sql`selec 1`))
+    for (const error of [constraint, syntax, new Error('plain')]) {
+      expect(isStorageUnavailable(error)).toBe(false)
+      const { app } = appFailingWith(async () => error)
+      expect((await app.handle(new Request('http://localhost/read'))).status).toBe(500)
+    }
+    expect(isStorageUnavailable({ code: 'SQLITE_FULL' })).toBe(true)
+    expect(isStorageUnavailable({ code: 'SQLITE_IOERR_WRITE' })).toBe(true)
+    expect(isStorageUnavailable(new Error('wrapped', { cause: { code: 'SQLITE_BUSY' } }))).toBe(true)
+  })
+
+  test("errorFields keeps a failed query's statement and cause but not its parameters", () => {
+    const err = new Error('Failed query: insert into leads values (?, ?)\nparams: ada@example.com,hunter2', {
+      cause: Object.assign(new Error('UNIQUE constraint failed'), { code: 'SQLITE_CONSTRAINT' }),
+    })
+    const fields = errorFields(err)
+    const text = JSON.stringify(fields)
+    expect(text).toContain('insert into leads values (?, ?)')
+    expect(text).toContain('SQLITE_CONSTRAINT')
+    expect(text).not.toContain('ada@example.com')
+    expect(text).not.toContain('hunter2')
+    expect(String(fields.stack)).toContain('    at ')
   })
 })

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
-import { AppError, appErrorBody, type Envelope, envelope } from './errors.ts'
-import { type Logger, requestLineWriter } from './logger.ts'
+import { AppError, appErrorBody, type Envelope, envelope, isStorageUnavailable } from './errors.ts'
+import { errorFields, type Logger, requestLineWriter } from './logger.ts'
 import type { HttpMetrics } from './metrics.ts'
 import { newId } from './time.ts'
 import { validationDetails, validationPart } from './validation.ts'
@@ -138,7 +138,7 @@ export function wire(opts: WireOptions) {
         return new Response(res.body, { status, headers: mergeHeaders(res.headers, set.headers) })
       }
       if (status >= 500) {
-        log.error({ req_id: id, err: errorForLog(error), code }, 'request failed')
+        log.error({ req_id: id, err: errorFields(error), code }, 'request failed')
       }
       record(set, request, route || 'unmatched', status)
       return body
@@ -277,11 +277,6 @@ function jsonShapeProblem(value: unknown, depth: number): 'depth' | 'unicode' | 
   return undefined
 }
 
-function errorForLog(error: unknown) {
-  const e = error as Error
-  return { name: e?.name, message: e?.message, stack: e?.stack }
-}
-
 /** Map any failure to (status, envelope). Exported for units that answer outside Elysia's flow. */
 export function toEnvelope(code: string | number, error: unknown): { status: number; body: Envelope } {
   const cause = (error as { cause?: unknown })?.cause
@@ -316,6 +311,13 @@ export function toEnvelope(code: string | number, error: unknown): { status: num
       const status = (error as { status?: unknown })?.status
       if (typeof status === 'number' && status >= 400 && status < 500) {
         return { status, body: envelope('bad_request', 'The request was refused.') }
+      }
+      // A read or write outside a unit's storage guard still answers as the guard does.
+      if (isStorageUnavailable(error)) {
+        return {
+          status: 503,
+          body: envelope('persistence_unavailable', 'The store is unavailable; nothing was written.'),
+        }
       }
       return { status: 500, body: envelope('internal_error', 'The service failed to handle this request.') }
     }

@@ -86,7 +86,7 @@ function storageFailure(err: unknown, o: GuardOptions): unknown {
  * The guard on the storage interface (either driver): the same 503 and readiness, with async
  * callbacks that receive the query builder.
  *
- *   const store = new StorageGuard(ctx.storage, { onFailure: (err) => ctx.log.error({ err }, 'store') })
+ *   const store = new StorageGuard(ctx.storage, { onFailure: (err) => ctx.log.error({ err: errorFields(err) }, 'store') })
  *   await store.write(async (tx) => { await tx.insert(things).values(row) })   // one transaction
  *   const rows = await store.read((db) => db.select().from(things))
  */

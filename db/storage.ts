@@ -206,7 +206,7 @@ export function openEmbeddedStorage(path: string, migrations: readonly Migration
       }
     },
     write<T>(fn: () => T): Promise<T> {
-      if (closed) return Promise.reject(new Error('the storage is closed'))
+      if (closed) return Promise.reject(new StorageClosedError())
       if (!lock.isHeld) {
         try {
           return Promise.resolve(embedded.writeSync(fn))
@@ -215,7 +215,7 @@ export function openEmbeddedStorage(path: string, migrations: readonly Migration
         }
       }
       return lock.run(async () => {
-        if (closed) throw new Error('the storage is closed')
+        if (closed) throw new StorageClosedError()
         return immediate(fn)
       })
     },
@@ -231,7 +231,7 @@ export function openEmbeddedStorage(path: string, migrations: readonly Migration
     },
     transaction: <T>(fn: (tx: Sql) => Promise<T>) =>
       lock.run(async () => {
-        if (closed) throw new Error('the storage is closed')
+        if (closed) throw new StorageClosedError()
         await beginImmediate(writer)
         let result: T
         try {
@@ -298,6 +298,15 @@ async function beginImmediate(writer: Database): Promise<void> {
 const READY_TIMEOUT_MS = 2000
 
 /** Another unit's database: each unit owns its own (its migrations are ordered by time alone). */
+/** A storage used after `close()` (a unit shutting down while a request still runs). */
+export class StorageClosedError extends Error {
+  readonly code = 'STORAGE_CLOSED'
+  constructor() {
+    super('the storage is closed')
+    this.name = 'StorageClosedError'
+  }
+}
+
 export class ForeignDatabaseError extends Error {
   constructor(
     readonly owner: string,
@@ -364,7 +373,7 @@ export async function openLibsqlStorage(
     // drizzle opens `client.transaction()`, whose default mode is `write` (BEGIN IMMEDIATE).
     transaction: <T>(fn: (tx: Sql) => Promise<T>) =>
       lock.run(async () => {
-        if (closed) throw new Error('the storage is closed')
+        if (closed) throw new StorageClosedError()
         try {
           return await db.transaction((tx) => fn(tx as unknown as Sql))
         } finally {

@@ -1,6 +1,7 @@
 import { Type as T } from '@sinclair/typebox'
 import { Elysia } from 'elysia'
 import { urlString } from '../../common/config.ts'
+import { errorFields } from '../../common/logger.ts'
 import { migrations } from '../../db/migrations/als/index.ts'
 import { defineUnit, type HttpUnit } from '../../runtime/unit.ts'
 import { createFamilyCache } from './families.ts'
@@ -70,7 +71,7 @@ export const als: HttpUnit = defineUnit({
     )
     const deps: AlsDeps = {
       persistence: new Persistence(ctx.storage, (err) =>
-        ctx.log.error({ err: (err as Error)?.message }, 'persistence failure'),
+        ctx.log.error({ err: errorFields(err) }, 'persistence failure'),
       ),
       settings: {
         serviceMode: c.ALS_SERVICE_MODE,

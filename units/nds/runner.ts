@@ -8,6 +8,7 @@
 
 import type { BackgroundTask } from '../../common/background.ts'
 import type { Logger } from '../../common/logger.ts'
+import { errorFields } from '../../common/logger.ts'
 
 export interface Queue<T> {
   recover(): Promise<{ requeued: number; failed: number }>
@@ -39,7 +40,7 @@ export function createDrainer<T>(name: string, queue: Queue<T>, log: Logger): Dr
         try {
           await queue.execute(item)
         } catch (err) {
-          log.error({ queue: name, err: (err as Error).message }, 'work item failed unexpectedly')
+          log.error({ queue: name, err: errorFields(err) }, 'work item failed unexpectedly')
           await queue.fail(item, (err as Error).message).catch(() => undefined)
         }
       }
@@ -68,7 +69,7 @@ export function createDrainer<T>(name: string, queue: Queue<T>, log: Logger): Dr
           if (r.requeued + r.failed > 0) log.warn({ queue: name, ...r }, 'recovered interrupted work')
           kick()
         })
-        .catch((err) => log.error({ queue: name, err: (err as Error).message }, 'recovery failed'))
+        .catch((err) => log.error({ queue: name, err: errorFields(err) }, 'recovery failed'))
     },
     kick,
     async idle() {

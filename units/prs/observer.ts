@@ -5,6 +5,7 @@
  */
 import type { UnitContract } from '../../common/contract.ts'
 import type { Logger } from '../../common/logger.ts'
+import { errorFields } from '../../common/logger.ts'
 import { callPeer } from '../../common/peer.ts'
 import { createPoller } from '../../common/poller.ts'
 import { nowIso } from '../../common/time.ts'
@@ -138,7 +139,7 @@ export function createObserver(opts: ObserverOptions): Observer {
     try {
       await recordObservations(opts.storage, flat, opts.keep)
     } catch (err) {
-      opts.log.error({ err: (err as Error).message }, 'storing observations failed')
+      opts.log.error({ err: errorFields(err) }, 'storing observations failed')
     }
     rounds++
     lastAt = nowIso()

@@ -3,6 +3,7 @@ import { Type as T } from '@sinclair/typebox'
 import { Elysia } from 'elysia'
 import { urlString } from '../../common/config.ts'
 import { credentials } from '../../common/credentials.ts'
+import { errorFields } from '../../common/logger.ts'
 import { createPoller } from '../../common/poller.ts'
 import { sessionConfigProblems, sessionEnv, sessionOptions, sessionPlugin } from '../../common/session.ts'
 import { hmacHex, signaturePlugin } from '../../common/signature.ts'
@@ -182,7 +183,7 @@ export const definePws = (clock: () => number = Date.now): HttpUnit =>
       const deps: PwsDeps = {
         storage: ctx.storage,
         guard: new StorageGuard(ctx.storage, {
-          onFailure: (err) => ctx.log.error({ err: (err as Error)?.message }, 'persistence failure'),
+          onFailure: (err) => ctx.log.error({ err: errorFields(err) }, 'persistence failure'),
           code: PERSISTENCE_UNAVAILABLE,
           message: 'The project store is unavailable; nothing was written.',
         }),

@@ -7,6 +7,7 @@
  */
 import { AppError } from '../../common/errors.ts'
 import type { Logger } from '../../common/logger.ts'
+import { errorFields } from '../../common/logger.ts'
 import { Counter, Gauge, type Registry } from '../../common/metrics.ts'
 import { createPoller, type PollerLease } from '../../common/poller.ts'
 import { newId, nowIso } from '../../common/time.ts'
@@ -131,7 +132,7 @@ export function createControlAgent(opts: ControlOptions) {
       try {
         return (await takeLease()).held
       } catch (err) {
-        opts.log.error({ err: (err as Error).message }, 'reconcile lease check failed')
+        opts.log.error({ err: errorFields(err) }, 'reconcile lease check failed')
         return false
       }
     },
@@ -142,7 +143,7 @@ export function createControlAgent(opts: ControlOptions) {
         await running?.promise.catch(() => undefined)
         await store.releaseLease(opts.storage, RECONCILE_LEASE, holder)
       } catch (err) {
-        opts.log.warn({ err: (err as Error).message }, 'lease release failed')
+        opts.log.warn({ err: errorFields(err) }, 'lease release failed')
       }
     },
   }
@@ -167,7 +168,7 @@ export function createControlAgent(opts: ControlOptions) {
       return row
     } catch (err) {
       runs.inc({ outcome: 'failed' })
-      opts.log.error({ err: (err as Error).message }, 'reconcile failed')
+      opts.log.error({ err: errorFields(err) }, 'reconcile failed')
       return await store.finishRun(opts.storage, runId, {
         outcome: 'failed',
         driftItems: null,

@@ -2,6 +2,7 @@ import { join } from 'node:path'
 import { Type as T } from '@sinclair/typebox'
 import { Elysia, t } from 'elysia'
 import { urlString } from '../../common/config.ts'
+import { errorFields } from '../../common/logger.ts'
 import { Gauge, PROMETHEUS_CONTENT_TYPE } from '../../common/metrics.ts'
 import { migrations } from '../../db/migrations/rms/index.ts'
 import type { Storage } from '../../db/storage.ts'
@@ -123,7 +124,7 @@ export const rms = defineUnit({
     const sinkConfigured = Boolean(c.RMS_EVENT_SINK_URL)
     const registry = ctx.metrics.registry
     const storage = store.guardedStorage(ctx.storage, (err) =>
-      ctx.log.error({ err: (err as Error).message }, 'storage failure'),
+      ctx.log.error({ err: errorFields(err) }, 'storage failure'),
     )
 
     const authority = createAuthority({

@@ -4,6 +4,7 @@
  * configuration (never stored with the message); the packet records how delivery went.
  */
 import type { Logger } from '../../../common/logger.ts'
+import { errorFields } from '../../../common/logger.ts'
 import type { Registry } from '../../../common/metrics.ts'
 import { createOutbox, type OutboxMessage } from '../../../db/outbox.ts'
 import type { Storage } from '../../../db/storage.ts'
@@ -42,7 +43,10 @@ export function createDispatchOutbox(
     },
     onAttempt: (m, result) =>
       noteDelivery(storage, packetOf(m), m.id, result).catch((err) =>
-        log.error({ err, packet: packetOf(m) }, 'the dispatch attempt was not recorded on the packet'),
+        log.error(
+          { err: errorFields(err), packet: packetOf(m) },
+          'the dispatch attempt was not recorded on the packet',
+        ),
       ),
   })
 }

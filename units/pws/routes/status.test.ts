@@ -84,7 +84,7 @@ describe('open runtime entry surfaces', () => {
 })
 
 describe('persistence loss', () => {
-  test('a dead database: writes answer 503 persistence_unavailable, readiness 503, liveness stays up', async () => {
+  test('a dead database: reads and writes answer 503 persistence_unavailable, readiness 503, liveness stays up', async () => {
     const dead = await bootPwsAsync()
     try {
       await dead.project('doomed')
@@ -94,6 +94,16 @@ describe('persistence loss', () => {
       const write = await dead.send('POST', '/api/v1/projects', { project_id: 'after', name: 'x' })
       expect(write.status).toBe(503)
       expect((await write.json()).error.code).toBe('persistence_unavailable')
+      // Reads and the writes that open their own transaction answer the same 503, not a 500.
+      for (const [method, path, body] of [
+        ['GET', '/api/v1/projects', undefined],
+        ['GET', '/api/v1/projects/doomed/agents', undefined],
+        ['POST', '/api/v1/projects/doomed/agents', { agent_key: 'a1', display_name: 'A' }],
+      ] as const) {
+        const res = method === 'GET' ? await dead.get(path) : await dead.send(method, path, body)
+        expect(res.status, `${method} ${path}`).toBe(503)
+        expect((await res.json()).error.code).toBe('persistence_unavailable')
+      }
       expect((await dead.u.request('/readyz')).status).toBe(503)
       expect((await dead.u.request('/healthz')).status).toBe(200)
     } finally {

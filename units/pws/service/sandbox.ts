@@ -6,6 +6,7 @@
  */
 import type { Static } from 'elysia'
 import { AppError, conflict, notFound, unavailable, unprocessable } from '../../../common/errors.ts'
+import { errorFields } from '../../../common/logger.ts'
 import { idempotencyConflict, lookupIn, requestFingerprint, saveAnswerIn } from '../../../db/idempotency.ts'
 import type { Sql } from '../../../db/storage.ts'
 import type { SandboxReadParams, SandboxWriteRequest, SandboxWriteResponse } from '../model/sandbox.ts'
@@ -245,8 +246,7 @@ export async function sandboxWrite(deps: PwsDeps, projectId: string, r: Request)
     const { answer, replayed } = await withBoundedRetry(
       { maxAttempts: r.retry.max_attempts, backoffMs: r.retry.backoff_ms, timeoutMs: r.timeout_ms },
       (attempt) => applyOnce(deps, projectId, r, attempt),
-      (attempt, err) =>
-        deps.log.warn({ attempt, err: (err as Error).message }, 'sandbox write attempt failed'),
+      (attempt, err) => deps.log.warn({ attempt, err: errorFields(err) }, 'sandbox write attempt failed'),
     )
     count(replayed ? 'replayed' : answer.status)
     return answer

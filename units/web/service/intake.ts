@@ -1,6 +1,7 @@
 import type { Static } from 'elysia'
 import { unauthorized, unavailable, unprocessable } from '../../../common/errors.ts'
 import type { Logger } from '../../../common/logger.ts'
+import { errorFields } from '../../../common/logger.ts'
 import { newId, nowIso } from '../../../common/time.ts'
 import type { Storage } from '../../../db/storage.ts'
 import {
@@ -101,7 +102,7 @@ export async function submitContact(
   try {
     await insertIntake(deps.storage, intake, payload)
   } catch (err) {
-    deps.log.error({ err: (err as Error).message }, 'contact intake not stored')
+    deps.log.error({ err: errorFields(err) }, 'contact intake not stored')
     throw unavailable('storage_unavailable', 'The message could not be stored; please try again.')
   }
   if (payload) deps.afterStore()
