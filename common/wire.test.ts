@@ -17,7 +17,8 @@ import { MAX_JSON_DEPTH, stampedHeaders, wire } from './wire.ts'
 const silentWire = () =>
   wire({ unit: 't', log: createLogger('t', 'silent'), metrics: createHttpMetrics('t'), maxBodyBytes: 1024 })
 
-function appWithLog() {
+/** An info logger whose lines are kept. */
+function loggedLines() {
   const lines: string[] = []
   const sink = new Writable({
     write(chunk, _enc, done) {
@@ -25,7 +26,11 @@ function appWithLog() {
       done()
     },
   })
-  const log = createLogger('t', 'info', sink)
+  return { lines, log: createLogger('t', 'info', sink) }
+}
+
+function appWithLog() {
+  const { lines, log } = loggedLines()
   const app = new Elysia()
     .use(wire({ unit: 't', log, metrics: createHttpMetrics('t'), maxBodyBytes: 64 * 1024 }))
     .get('/boom', () => {
@@ -294,14 +299,7 @@ describe('a database that is unavailable answers 503, not 500, wherever it is re
   }
 
   function appFailingWith(error: () => Promise<unknown>) {
-    const lines: string[] = []
-    const sink = new Writable({
-      write(chunk, _enc, done) {
-        lines.push(String(chunk))
-        done()
-      },
-    })
-    const log = createLogger('t', 'info', sink)
+    const { lines, log } = loggedLines()
     const app = new Elysia()
       .use(wire({ unit: 't', log, metrics: createHttpMetrics('t'), maxBodyBytes: 1024 }))
       .get('/read', async () => {
