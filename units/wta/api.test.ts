@@ -60,6 +60,16 @@ describe('health and status', () => {
     expect(down.body.data.automation.reason).toStartWith('unreachable')
   })
 
+  test('health checks that arrive together share one probe of the tool; the next one asks again', async () => {
+    const { u, n8n } = await setup()
+    const probes = () => n8n.requests.filter((p) => p === '/healthz').length
+    const burst = await Promise.all(Array.from({ length: 8 }, () => get(u, '/api/v1/health')))
+    expect(burst.map((r) => r.body.automation_reachable)).toEqual(Array(8).fill(true))
+    expect(probes()).toBe(1)
+    await get(u, '/api/v1/health')
+    expect(probes()).toBe(2)
+  })
+
   test('status says the API is open without SVC_API_TOKEN, and carries the API surface version', async () => {
     const { u } = await setup()
     const s = await get(u, '/api/v1/status')

@@ -166,14 +166,30 @@ export function createAutomationClient(c: AutomationConfig): AutomationClient {
     return { ok: true, value: items }
   }
 
+  async function probeHealth(): Promise<Answer<{ status: string }>> {
+    const res = await callPeer({ url: `${root}/healthz`, timeoutMs: c.timeoutMs })
+    if (!res.ok) return { ok: false, reason: res.reason, message: res.message }
+    const status = (res.body as { status?: unknown })?.status
+    return { ok: true, value: { status: typeof status === 'string' ? status : 'ok' } }
+  }
+  // One probe of the tool at a time: health checks that arrive while one is on its way share its
+  // answer (a burst of liveness probes is one call to the tool, not one each). Each check after
+  // it settles asks the tool again, so a tool going away shows on the next check.
+  let healthInFlight: Promise<Answer<{ status: string }>> | undefined
+
   return {
     configured: Boolean(root && c.apiKey),
-    async health() {
-      if (!root) return { ok: false, reason: 'not_configured', message: 'WTA_AUTOMATION_URL is not set' }
-      const res = await callPeer({ url: `${root}/healthz`, timeoutMs: c.timeoutMs })
-      if (!res.ok) return { ok: false, reason: res.reason, message: res.message }
-      const status = (res.body as { status?: unknown })?.status
-      return { ok: true, value: { status: typeof status === 'string' ? status : 'ok' } }
+    health() {
+      if (!root)
+        return Promise.resolve({
+          ok: false,
+          reason: 'not_configured',
+          message: 'WTA_AUTOMATION_URL is not set',
+        })
+      healthInFlight ??= probeHealth().finally(() => {
+        healthInFlight = undefined
+      })
+      return healthInFlight
     },
     async version() {
       if (!root) return { ok: false, reason: 'not_configured', message: 'WTA_AUTOMATION_URL is not set' }
