@@ -9,6 +9,7 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { pollUntilUp } from '../common/peer.ts'
 import { freePort, tempDir } from '../test/harness.ts'
 
 export const ROOT = join(import.meta.dir, '..')
@@ -72,19 +73,23 @@ export function cpuMicros(pid: number): number {
   }
 }
 
-async function waitUntilUp(url: string, proc: ReturnType<typeof Bun.spawn>, label: string): Promise<void> {
-  const deadline = Date.now() + 15_000
-  for (;;) {
-    try {
-      if ((await fetch(url)).status < 500) return
-    } catch {
-      // not yet
-    }
-    if (proc.exitCode !== null || Date.now() > deadline) {
-      proc.kill()
-      throw new Error(`${label} did not start`)
-    }
-    await Bun.sleep(20)
+/** Until `url` answers below 500; else stop `proc` and throw. */
+export async function waitUntilUp(
+  url: string,
+  proc: ReturnType<typeof Bun.spawn>,
+  label: string,
+  deadlineMs = 15_000,
+): Promise<void> {
+  try {
+    await pollUntilUp(url, {
+      deadlineMs,
+      everyMs: 20,
+      accept: (status) => status < 500,
+      failed: () => (proc.exitCode === null ? undefined : `exit ${proc.exitCode}`),
+    })
+  } catch (err) {
+    proc.kill()
+    throw new Error(`${label} did not start: ${(err as Error).message}`)
   }
 }
 

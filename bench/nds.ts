@@ -28,7 +28,7 @@ import { signature } from '../units/nds/rules/minhash.ts'
 import { normalizeArticle } from '../units/nds/rules/normalize.ts'
 import { contentHash, createStore, type NdsStore } from '../units/nds/store.ts'
 import { MIN_POOL, POOL_SHARE } from '../units/nds/vector-index.ts'
-import { ROOT, rssMb, type Target } from './lib.ts'
+import { ROOT, rssMb, type Target, waitUntilUp } from './lib.ts'
 
 const N = Number(process.env.NDS_BENCH_ARTICLES ?? 100_000)
 const FEED_ARTICLES = Math.min(N, Number(process.env.NDS_BENCH_FEED_ARTICLES ?? 20_000))
@@ -109,19 +109,7 @@ async function startNds(dataDir: string): Promise<Target> {
     stderr: 'inherit',
   })
   const url = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + 15_000 + N / 2
-  for (;;) {
-    const up = await fetch(`${url}/v1/health/live`).then(
-      (r) => r.status < 500,
-      () => false,
-    )
-    if (up) break
-    if (proc.exitCode !== null || Date.now() > deadline) {
-      proc.kill('SIGTERM')
-      throw new Error('nds did not start')
-    }
-    await Bun.sleep(100)
-  }
+  await waitUntilUp(`${url}/v1/health/live`, proc, 'nds', 15_000 + N / 2)
   return {
     label: 'nds',
     url,

@@ -10,6 +10,7 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { httpStatus, pollUntilUp } from '../common/peer.ts'
 
 const ROOT = join(import.meta.dir, '..')
 
@@ -52,16 +53,6 @@ export function buildCommand(outfile: string, target?: string, bytecodeOrder: st
 
 const START_DEADLINE_MS = 10_000
 
-async function answers(url: string): Promise<boolean> {
-  try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(1000) })
-    await res.arrayBuffer()
-    return res.ok
-  } catch {
-    return false
-  }
-}
-
 /**
  * Start `unit` from the executable with the recorder on, until it answers its liveness and
  * readiness routes, then stop it: the recorder writes `orderFile` as the process exits.
@@ -87,12 +78,16 @@ async function recordOrder(exe: string, unit: string, probes: string[], orderFil
   })
   try {
     const base = `http://127.0.0.1:${port}`
-    const deadline = Date.now() + START_DEADLINE_MS
-    while (!(await answers(base + (probes[0] ?? '/')))) {
-      if (proc.exitCode !== null || Date.now() > deadline) return false
-      await Bun.sleep(25)
+    try {
+      await pollUntilUp(base + (probes[0] ?? '/'), {
+        deadlineMs: START_DEADLINE_MS,
+        accept: (status) => status < 300,
+        failed: () => (proc.exitCode === null ? undefined : `exit ${proc.exitCode}`),
+      })
+    } catch {
+      return false
     }
-    for (const probe of probes) await answers(base + probe)
+    for (const probe of probes) await httpStatus(base + probe, 1000)
     proc.kill('SIGTERM')
     return (await proc.exited) === 0 && (await Bun.file(orderFile).exists())
   } finally {

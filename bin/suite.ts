@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { ConfigError } from '../common/config.ts'
+import { httpStatus } from '../common/peer.ts'
 import { type Env, ListenError, type ListeningUnit, startUnit } from '../runtime/run.ts'
 import { httpUnits } from '../units/registry.ts'
 
@@ -219,15 +220,7 @@ const POLL_MS = 50
 
 const unitUrl = (name: string, env: Env) => `http://${LOOPBACK}:${suitePort(name, env)}`
 
-async function answers(url: string): Promise<number | undefined> {
-  try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) })
-    await res.arrayBuffer()
-    return res.status
-  } catch {
-    return undefined
-  }
-}
+const answers = (url: string) => httpStatus(url, PROBE_TIMEOUT_MS)
 
 /**
  * Wait until every unit answers its liveness route with 200, then print the table of units, URLs

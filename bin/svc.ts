@@ -13,6 +13,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from '../common/cli.ts'
 import { ConfigError } from '../common/config.ts'
+import { httpStatus } from '../common/peer.ts'
 import { openUnitStorage, probeFile, readUnitConfig, runUnit } from '../runtime/run.ts'
 import { cliUnits, httpUnits, registeredUnit, unitNames } from '../units/registry.ts'
 import { runSuite, suiteStatus } from './suite.ts'
@@ -62,12 +63,9 @@ async function probe(name: string | undefined, env: Record<string, string | unde
     return unhealthy(`${file} is unreadable`)
   }
   const url = `http://127.0.0.1:${target.port}${target.liveness}`
-  try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) })
-    return res.status === 200 ? EXIT_OK : unhealthy(`GET ${url} answered ${res.status}`)
-  } catch {
-    return unhealthy(`GET ${url} did not answer within ${PROBE_TIMEOUT_MS} ms`)
-  }
+  const status = await httpStatus(url, PROBE_TIMEOUT_MS)
+  if (status === undefined) return unhealthy(`GET ${url} did not answer within ${PROBE_TIMEOUT_MS} ms`)
+  return status === 200 ? EXIT_OK : unhealthy(`GET ${url} answered ${status}`)
 }
 
 async function main(argv: string[]): Promise<number | undefined> {

@@ -86,3 +86,42 @@ export async function callPeer<S extends TSchema | undefined = undefined>(
   }
   return { ok: true, status: res.status, body: parsed as BodyOf<S>, headers: res.headers }
 }
+
+/** The status `url` answers a GET with (its body read and dropped), or undefined without an answer in `timeoutMs`. */
+export async function httpStatus(url: string, timeoutMs: number): Promise<number | undefined> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' })
+    await res.arrayBuffer()
+    return res.status
+  } catch {
+    return undefined
+  }
+}
+
+export interface PollOptions {
+  /** Give up after this many milliseconds. */
+  deadlineMs: number
+  /** Pause between attempts (default 25 ms). */
+  everyMs?: number
+  /** Which answer ends the wait (default: 200). */
+  accept?: (status: number) => boolean
+  /** Why waiting is pointless now (the process exited, say), or undefined to go on. */
+  failed?: () => string | undefined
+}
+
+/**
+ * Ask `url` until it answers as `accept` wants (a process started and listening, say). Throws
+ * `<url> did not come up: <reason>` when `failed` names a reason or the deadline passes.
+ */
+export async function pollUntilUp(url: string, o: PollOptions): Promise<void> {
+  const deadline = performance.now() + o.deadlineMs
+  const accept = o.accept ?? ((status: number) => status === 200)
+  for (;;) {
+    const status = await httpStatus(url, Math.min(1000, o.deadlineMs))
+    if (status !== undefined && accept(status)) return
+    const reason =
+      o.failed?.() ?? (performance.now() > deadline ? 'no answer before the deadline' : undefined)
+    if (reason !== undefined) throw new Error(`${url} did not come up: ${reason}`)
+    await Bun.sleep(o.everyMs ?? 25)
+  }
+}

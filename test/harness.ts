@@ -10,6 +10,7 @@ import { type AnyElysia, Elysia } from 'elysia'
 import { createLogger, type Logger } from '../common/logger.ts'
 import { createHttpMetrics } from '../common/metrics.ts'
 import { openApiDocument } from '../common/openapi.ts'
+import { pollUntilUp } from '../common/peer.ts'
 import { rawBodyRouteKeys } from '../common/signature.ts'
 import { wire } from '../common/wire.ts'
 import { type BootedUnit, bootUnit, bootUnitAsync, type Env } from '../runtime/run.ts'
@@ -234,20 +235,17 @@ export async function runUnitProcess(
     stderr: 'pipe',
   })
   const url = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + 15_000
-  for (;;) {
-    try {
-      const res = await fetch(url + liveness)
-      if (res.ok) break
-    } catch {
-      // not listening yet
-    }
-    if (proc.exitCode !== null || Date.now() > deadline) {
-      proc.kill()
-      const err = await new Response(proc.stderr).text()
-      throw new Error(`unit ${name} did not come up (exit ${proc.exitCode}): ${err}`)
-    }
-    await Bun.sleep(50)
+  try {
+    await pollUntilUp(url + liveness, {
+      deadlineMs: 15_000,
+      everyMs: 50,
+      accept: (status) => status < 300,
+      failed: () => (proc.exitCode === null ? undefined : `exit ${proc.exitCode}`),
+    })
+  } catch (err) {
+    proc.kill()
+    const stderr = await new Response(proc.stderr).text()
+    throw new Error(`unit ${name} did not come up (${(err as Error).message}): ${stderr}`)
   }
   return {
     url,

@@ -7,6 +7,7 @@
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { suiteEnv, suitePort } from '../bin/suite.ts'
+import { pollUntilUp } from '../common/peer.ts'
 import type { Env } from '../runtime/run.ts'
 import { httpUnits } from '../units/registry.ts'
 import { type Json, type RunningUnit, runUnitProcess, tempDir } from './harness.ts'
@@ -155,19 +156,8 @@ function plan(names: UnitName[], extra: Env) {
   return { dataDir, env, envs, url }
 }
 
-async function untilLive(url: string, failed: () => string | undefined): Promise<void> {
-  const deadline = Date.now() + START_DEADLINE_MS
-  for (;;) {
-    const status = await fetch(url, { signal: AbortSignal.timeout(1000) }).then(
-      (r) => r.status,
-      () => undefined,
-    )
-    if (status === 200) return
-    const reason = failed() ?? (Date.now() > deadline ? 'no answer before the deadline' : undefined)
-    if (reason) throw new Error(`${url} did not come up: ${reason}`)
-    await Bun.sleep(50)
-  }
-}
+const untilLive = (url: string, failed: () => string | undefined): Promise<void> =>
+  pollUntilUp(url, { deadlineMs: START_DEADLINE_MS, everyMs: 50, failed })
 
 const CONTROL = '@control '
 
