@@ -88,6 +88,10 @@ const SECURITY: Record<Level, Record<string, string[]>[]> = {
   write: [{ bearerAuth: [] }],
 }
 
+/** Where the decision waits for the route: on the request's `set`, which both hooks receive. */
+const DECIDED = Symbol('rms.authority')
+type Carrier = { [DECIDED]?: Authority }
+
 /**
  * The auth plugin: `access: 'read' | 'write'` on a route or guard decides authority before the
  * body is validated (an unauthenticated caller learns nothing about the schema), hands the
@@ -95,21 +99,20 @@ const SECURITY: Record<Level, Record<string, string[]>[]> = {
  * document (`detail.security`), so the document cannot disagree with what is enforced.
  */
 export const authorityPlugin = (svc: AuthorityService) => {
-  const decided = new WeakMap<Request, Authority>()
   return new Elysia({ name: 'rms:authority', seed: svc.id }).macro({
     access: (level: Level) => ({
       detail: { security: SECURITY[level] },
       async transform({ request, set }) {
         const authority = await svc.authorize(request.headers, level)
-        decided.set(request, authority)
+        ;(set as Carrier)[DECIDED] = authority
         set.headers['x-svc-authority-source'] = authority.authority_source
         set.headers['x-svc-authority-lane'] = authority.lane
         if (authority.projection_version)
           set.headers['x-svc-projection-version'] = authority.projection_version
         if (authority.degraded) set.headers['x-svc-authority-degraded'] = authority.degraded_reason ?? 'true'
       },
-      resolve({ request }) {
-        const authority = decided.get(request)
+      resolve({ set }) {
+        const authority = (set as Carrier)[DECIDED]
         if (!authority)
           throw unauthorized('authentication_required', 'This route needs Authorization: Bearer <token>.')
         return { authority }
