@@ -99,8 +99,8 @@ export function isStorageUnavailable(error: unknown): boolean {
     const code = typeof e.code === 'string' ? e.code : ''
     if (UNAVAILABLE_CODES.has(code) || UNAVAILABLE_SQLITE.test(code)) return true
     if (e instanceof RangeError && e.message === 'Cannot use a closed database') return true
-    if (e.name === 'ClosedError' || e.name === 'HttpServerError' || e.name === 'WebSocketUnsupportedError')
-      return true
+    // The libSQL client: closed, or the server answered its HTTP request with an error status.
+    if (e.name === 'ClosedError' || e.name === 'HttpServerError') return true
     e = e.cause as typeof e
   }
   return false
