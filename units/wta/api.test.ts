@@ -295,6 +295,34 @@ describe('catalog, upstream and hotspots', () => {
     expect(changed.workflows).toBe(2)
   })
 
+  test('the baseline answer is one set of bytes per stored baseline: a strong ETag, and 304 to If-None-Match', async () => {
+    const { u, n8n } = await setup()
+    const path = '/api/v1/catalog/baseline/latest'
+    const first = await u.request(path)
+    const etag = first.headers.get('etag')
+    expect(etag).toMatch(/^"[^"]+"$/)
+    const body = await first.text()
+    const again = await u.request(path)
+    expect(again.headers.get('etag')).toBe(etag)
+    expect(await again.text()).toBe(body)
+    const unchanged = await u.request(path, { headers: { 'if-none-match': etag ?? '' } })
+    expect(unchanged.status).toBe(304)
+    expect(await unchanged.text()).toBe('')
+    // A changed workflow set is a new baseline: new bytes, a new tag, and the old tag gets a 200.
+    n8n.workflows.pop()
+    const changed = await u.request(path, { headers: { 'if-none-match': etag ?? '' } })
+    expect(changed.status).toBe(200)
+    expect(changed.headers.get('etag')).not.toBe(etag)
+    expect((await changed.json()).data.workflows).toBe(2)
+    // The tool gone: the stored snapshot answers, marked stale, under another tag.
+    n8n.stop()
+    const stale = await u.request(path)
+    expect(stale.status).toBe(200)
+    const staleBody = await stale.json()
+    expect(staleBody.meta).toMatchObject({ source: 'snapshot', stale: true })
+    expect(stale.headers.get('etag')).not.toBe(changed.headers.get('etag'))
+  })
+
   test('upstream release from npm registry metadata, from a file, and stored when the source fails', async () => {
     const { u, upstream } = await setup()
     const live = await get(u, '/api/v1/upstream/releases/latest')

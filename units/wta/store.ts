@@ -179,6 +179,9 @@ export async function lastSync(storage: Storage, ok?: boolean) {
 /** Store a baseline unless it equals the latest; returns the latest row. */
 export async function recordBaseline(storage: Storage, document: unknown, at: string) {
   const hash = canonicalHash(document)
+  // Unchanged (the common case): a read, without taking the writer.
+  const current = await newestBaseline(storage.db)
+  if (current?.contentHash === hash) return current
   return storage.transaction(async (tx) => {
     const latest = await newestBaseline(tx)
     if (latest?.contentHash === hash) return latest

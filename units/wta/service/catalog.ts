@@ -11,15 +11,28 @@ import { answer } from './answer.ts'
 import { readWorkflows, toolFailure } from './workflows.ts'
 import type { Wta } from './wta.ts'
 
-export async function baselineLatest(wta: Wta) {
+/**
+ * The latest catalog baseline, read from the workflows (live, or the snapshot when the tool fails)
+ * and stored when it changed. `key` names everything the answer shows besides the time it was
+ * made (the stored baseline and where the workflows came from): the API serves the same answer,
+ * as the same bytes with an ETag, while the key stays the same (routes/catalog.ts).
+ */
+export async function baselineParts(wta: Wta) {
   const set = await readWorkflows(wta)
   const document = catalogBaseline(set.workflows, wta.nodeTypes)
   const row = await recordBaseline(wta.storage, document, wta.now().toISOString())
-  return answer(
-    { baseline_id: row.id, taken_at: row.takenAt, content_hash: row.contentHash, ...document },
-    set.meta,
-    wta.now(),
-  )
+  const key = JSON.stringify([row.id, set.meta])
+  const build = () =>
+    answer(
+      { baseline_id: row.id, taken_at: row.takenAt, content_hash: row.contentHash, ...document },
+      set.meta,
+      wta.now(),
+    )
+  return { key, build }
+}
+
+export async function baselineLatest(wta: Wta) {
+  return (await baselineParts(wta)).build()
 }
 
 export interface UpstreamRelease {
