@@ -140,5 +140,9 @@ describe.skipIf(!sqldBinary())('two rms replicas on one sqld', () => {
     } finally {
       expect(await u.stop()).toBe(0)
     }
+    // The log names why: the driver's error rides along as the 503's cause.
+    const log = await u.output()
+    expect(log).toContain('"msg":"request failed"')
+    expect(log).toContain('ECONNREFUSED')
   }, 30_000)
 })

@@ -37,7 +37,8 @@ function guarded<A extends unknown[], R>(read: (...args: A) => Promise<R>): (...
       return await read(...args)
     } catch (err) {
       if (err instanceof AppError) throw err
-      throw unavailable('persistence_unavailable', 'The store is unavailable.')
+      // The driver's error rides along as the cause: the wire's log line of the 503 names it.
+      throw Object.assign(unavailable('persistence_unavailable', 'The store is unavailable.'), { cause: err })
     }
   }
 }
