@@ -108,22 +108,32 @@ export function credentials<const C extends Record<string, Credential>>(schemes:
     const c = schemes[name]
     return c?.kind === 'bearer' && c.openWhenUnset === true && digests.get(name)?.length === 0
   }
+  const schemeOf = (name: string): Credential => {
+    const c = schemes[name]
+    if (!c) throw new AppError(500, 'credential_scheme_unknown', `No credential scheme named ${name}.`)
+    return c
+  }
+  /** What the caller presented for a scheme: its header's value, or the bearer token. */
+  const presented = (c: Credential, request: Request, token: string | undefined) =>
+    c.kind === 'header' ? (request.headers.get(c.header) ?? undefined) : token
+  /** A value no scheme could accept: too long, or not token characters. */
+  const malformed = (given: string) => given.length > MAX_TOKEN_LENGTH || !TOKEN.test(given)
+
   /** A static scheme's outcome (bearer tokens, header keys): decided without waiting. */
   function staticOutcome(name: string, given: string | undefined): Outcome {
     if (!given) return 'absent'
-    if (given.length > MAX_TOKEN_LENGTH || !TOKEN.test(given)) return 'wrong'
+    if (malformed(given)) return 'wrong'
     const known = digests.get(name) ?? []
     if (known.length === 0) return 'unconfigured'
     return oneOf(given, known) ? { scheme: name, subject: name } : 'wrong'
   }
 
   async function outcome(name: string, request: Request, token: string | undefined): Promise<Outcome> {
-    const c = schemes[name]
-    if (!c) throw new AppError(500, 'credential_scheme_unknown', `No credential scheme named ${name}.`)
-    const given = c.kind === 'header' ? (request.headers.get(c.header) ?? undefined) : token
+    const c = schemeOf(name)
+    const given = presented(c, request, token)
     if (c.kind !== 'apiKey') return staticOutcome(name, given)
     if (!given) return 'absent'
-    if (given.length > MAX_TOKEN_LENGTH || !TOKEN.test(given)) return 'wrong'
+    if (malformed(given)) return 'wrong'
     const subject = await c.lookup(hashApiKey(given))
     return subject === undefined ? 'wrong' : { scheme: name, subject }
   }
@@ -182,20 +192,14 @@ export function credentials<const C extends Record<string, Credential>>(schemes:
       }
       // Static schemes only: decided synchronously, so the route's handler need not await it
       // (an asynchronous hook makes Elysia await on every request, docs/benchmarks.md).
-      const statics = names.map((n) => {
-        const c = schemes[n]
-        if (!c) throw new AppError(500, 'credential_scheme_unknown', `No credential scheme named ${n}.`)
-        return { name: n, c }
-      })
+      const statics = names.map((name) => ({ name, c: schemeOf(name) }))
       return {
         detail,
         transform({ request, bearer: token, set }) {
           const fromHeader = headerToken(request, token)
           const outcomes: Outcome[] = []
-          for (const { name, c } of statics) {
-            const given = c.kind === 'header' ? (request.headers.get(c.header) ?? undefined) : fromHeader
-            outcomes.push(staticOutcome(name, given))
-          }
+          for (const { name, c } of statics)
+            outcomes.push(staticOutcome(name, presented(c, request, fromHeader)))
           decide(outcomes, set, wantsBearer)
         },
         resolve,
