@@ -297,7 +297,6 @@ async function beginImmediate(writer: Database): Promise<void> {
 
 const READY_TIMEOUT_MS = 2000
 
-/** Another unit's database: each unit owns its own (its migrations are ordered by time alone). */
 /** A storage used after `close()` (a unit shutting down while a request still runs). */
 export class StorageClosedError extends Error {
   readonly code = 'STORAGE_CLOSED'
@@ -307,6 +306,7 @@ export class StorageClosedError extends Error {
   }
 }
 
+/** Another unit's database: each unit owns its own (its migrations are ordered by time alone). */
 export class ForeignDatabaseError extends Error {
   constructor(
     readonly owner: string,
